@@ -1,0 +1,180 @@
+import path from 'node:path';
+import os from 'node:os';
+import { z } from 'zod';
+
+/**
+ * Configuration is read from the environment once, at start, by each process's composition root,
+ * and validated here so that a typo fails the start with a message naming the variable.
+ */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const emptyAsUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
+const port = (def: number) => z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(def));
+const positiveInt = (def: number) => z.preprocess(emptyAsUndefined, z.coerce.number().int().positive().default(def));
+
+export const RENDER_BACKENDS = ['auto', 'gl', 'cpu'] as const;
+export type RenderBackendChoice = (typeof RENDER_BACKENDS)[number];
+
+const logLevel = z.preprocess(
+  emptyAsUndefined,
+  z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+);
+
+/**
+ * Secrets with ids, `id:secret[,id:secret…]`; the first signs, all verify (rotation). Secrets are
+ * base64url or hex of at least 32 bytes, or raw text of at least 32 characters.
+ */
+export interface KeyedSecret {
+  id: string;
+  secret: Buffer;
+}
+
+export function parseKeyedSecrets(name: string, raw: string): KeyedSecret[] {
+  const out: KeyedSecret[] = [];
+  for (const part of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const idx = part.indexOf(':');
+    if (idx <= 0) throw new ConfigError(`${name}: each entry must be id:secret`);
+    const id = part.slice(0, idx);
+    const text = part.slice(idx + 1);
+    if (!/^[A-Za-z0-9_.-]{1,32}$/.test(id)) throw new ConfigError(`${name}: invalid key id "${id}"`);
+    const secret = decodeSecret(text);
+    if (secret.length < 32) {
+      throw new ConfigError(`${name}: secret "${id}" is shorter than 32 bytes`);
+    }
+    out.push({ id, secret });
+  }
+  if (out.length === 0) throw new ConfigError(`${name}: no secrets given`);
+  return out;
+}
+
+function decodeSecret(text: string): Buffer {
+  if (/^[0-9a-fA-F]+$/.test(text) && text.length % 2 === 0 && text.length >= 64) return Buffer.from(text, 'hex');
+  if (/^[A-Za-z0-9_-]+={0,2}$/.test(text) && text.length >= 43) return Buffer.from(text, 'base64url');
+  return Buffer.from(text, 'utf8');
+}
+
+const gatewaySchema = z.object({
+  PORT: port(8080),
+  HOST: z.preprocess(emptyAsUndefined, z.string().default('0.0.0.0')),
+  DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default('./.data')),
+  DATABASE_URL: optionalString,
+  REDIS_URL: optionalString,
+  RENDERER_ADDR: optionalString,
+  RENDER_BACKEND: z.preprocess(emptyAsUndefined, z.enum(RENDER_BACKENDS).default('auto')),
+  PUBLIC_BASE_URL: optionalString,
+  ADMIN_TOKEN: optionalString,
+  IMAGE_SIGNING_KEYS: optionalString,
+  API_KEY_HASH_SECRETS: optionalString,
+  IMAGE_URL_TTL_SECONDS: positiveInt(86_400),
+  RENDER_TIMEOUT_MS: positiveInt(15_000),
+  USAGE_FLUSH_MS: positiveInt(2_000),
+  AUTH_CACHE_TTL_MS: positiveInt(4_000),
+  SEED_DEMO: z.preprocess(emptyAsUndefined, z.enum(['auto', 'true', 'false']).default('auto')),
+  LOG_LEVEL: logLevel,
+});
+
+export interface GatewayConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  redisUrl: string | null;
+  rendererAddr: string | null;
+  renderBackend: RenderBackendChoice;
+  publicBaseUrl: string | null; // null: derived from the bound port once listening
+  adminToken: string | null;
+  imageSigningKeys: KeyedSecret[] | null; // null: generated into DATA_DIR
+  apiKeyHashSecrets: KeyedSecret[] | null; // null: generated into DATA_DIR
+  imageUrlTtlSeconds: number;
+  renderTimeoutMs: number;
+  usageFlushMs: number;
+  authCacheTtlMs: number;
+  seedDemo: 'auto' | 'true' | 'false';
+  logLevel: string;
+}
+
+function fail(err: z.ZodError): never {
+  const lines = err.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`);
+  throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+}
+
+export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const parsed = gatewaySchema.safeParse(env);
+  if (!parsed.success) fail(parsed.error);
+  const e = parsed.data;
+  if (e.ADMIN_TOKEN !== undefined && e.ADMIN_TOKEN.length < 16) {
+    throw new ConfigError('ADMIN_TOKEN: must be at least 16 characters');
+  }
+  if (e.PUBLIC_BASE_URL !== undefined) {
+    try {
+      new URL(e.PUBLIC_BASE_URL);
+    } catch {
+      throw new ConfigError('PUBLIC_BASE_URL: must be an absolute URL');
+    }
+  }
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: path.resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL ?? null,
+    redisUrl: e.REDIS_URL ?? null,
+    rendererAddr: e.RENDERER_ADDR ?? null,
+    renderBackend: e.RENDER_BACKEND,
+    publicBaseUrl: e.PUBLIC_BASE_URL ? e.PUBLIC_BASE_URL.replace(/\/+$/, '') : null,
+    adminToken: e.ADMIN_TOKEN ?? null,
+    imageSigningKeys: e.IMAGE_SIGNING_KEYS ? parseKeyedSecrets('IMAGE_SIGNING_KEYS', e.IMAGE_SIGNING_KEYS) : null,
+    apiKeyHashSecrets: e.API_KEY_HASH_SECRETS
+      ? parseKeyedSecrets('API_KEY_HASH_SECRETS', e.API_KEY_HASH_SECRETS)
+      : null,
+    imageUrlTtlSeconds: e.IMAGE_URL_TTL_SECONDS,
+    renderTimeoutMs: e.RENDER_TIMEOUT_MS,
+    usageFlushMs: e.USAGE_FLUSH_MS,
+    authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
+    seedDemo: e.SEED_DEMO,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+const rendererSchema = z.object({
+  RENDERER_PORT: port(50051),
+  RENDERER_HOST: z.preprocess(emptyAsUndefined, z.string().default('0.0.0.0')),
+  RENDER_BACKEND: z.preprocess(emptyAsUndefined, z.enum(RENDER_BACKENDS).default('auto')),
+  ASSETS_DIR: optionalString,
+  RENDER_CACHE_MB: positiveInt(512),
+  RENDER_WORKERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().positive().optional()),
+  RENDER_QUEUE_MAX: positiveInt(64),
+  LOG_LEVEL: logLevel,
+});
+
+export interface RendererConfig {
+  port: number;
+  host: string;
+  backend: RenderBackendChoice;
+  assetsDir: string;
+  cacheBytes: number;
+  workers: number;
+  queueMax: number;
+  logLevel: string;
+}
+
+export function loadRendererConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = process.cwd()): RendererConfig {
+  const parsed = rendererSchema.safeParse(env);
+  if (!parsed.success) fail(parsed.error);
+  const e = parsed.data;
+  return {
+    port: e.RENDERER_PORT,
+    host: e.RENDERER_HOST,
+    backend: e.RENDER_BACKEND,
+    assetsDir: path.resolve(e.ASSETS_DIR ?? path.join(projectRoot, 'assets')),
+    cacheBytes: e.RENDER_CACHE_MB * 1024 * 1024,
+    workers: e.RENDER_WORKERS ?? Math.max(1, os.availableParallelism()),
+    queueMax: e.RENDER_QUEUE_MAX,
+    logLevel: e.LOG_LEVEL,
+  };
+}

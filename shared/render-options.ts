@@ -1,0 +1,118 @@
+import { DEFAULT_COLOR, NAMED_COLORS, resolveColor, type ColorName } from './colors.ts';
+import { ServiceError } from './errors.ts';
+
+export const FORMATS = ['webp', 'png', 'jpeg'] as const;
+export type ImageFormat = (typeof FORMATS)[number];
+
+export const CONTENT_TYPES: Record<ImageFormat, string> = {
+  webp: 'image/webp',
+  png: 'image/png',
+  jpeg: 'image/jpeg',
+};
+
+export const WIDTH_MIN = 200;
+export const WIDTH_MAX = 2400;
+export const WIDTH_DEFAULT = 1600;
+export const DEFAULT_FORMAT: ImageFormat = 'webp';
+
+/** Plate text: EU registrations use Latin capitals, digits, spaces and hyphens; see docs/api.md. */
+export const PLATE_MAX_LENGTH = 12;
+export const PLATE_RE = /^[A-Z0-9ÄÖÜ][A-Z0-9ÄÖÜ -]*$/;
+
+export function isFormat(s: string): s is ImageFormat {
+  return (FORMATS as readonly string[]).includes(s);
+}
+
+/** What a client asked for, validated and normalised (the gateway's view of an image request). */
+export interface ImageOptions {
+  color: string; // '#RRGGBB'
+  colorName: ColorName | null;
+  shadow: boolean;
+  plate: string | null;
+  format: ImageFormat;
+  width: number;
+}
+
+type QueryValue = string | string[] | undefined | unknown;
+
+function single(name: string, v: QueryValue): string | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v === 'string') return v;
+  throw new ServiceError('bad_request', `Parameter ${name} must be given once`);
+}
+
+export function parseShadow(raw: string | undefined): boolean {
+  if (raw === undefined) return true;
+  switch (raw.toLowerCase()) {
+    case 'true':
+    case '1':
+      return true;
+    case 'false':
+    case '0':
+      return false;
+    default:
+      throw new ServiceError('bad_request', 'Invalid shadow: use true, 1, false or 0');
+  }
+}
+
+export function clampWidth(n: number): number {
+  return Math.min(WIDTH_MAX, Math.max(WIDTH_MIN, n));
+}
+
+export function parseWidth(raw: string | undefined): number {
+  if (raw === undefined) return WIDTH_DEFAULT;
+  if (!/^[+-]?\d{1,9}$/.test(raw.trim())) {
+    throw new ServiceError('bad_request', 'Invalid width: must be an integer number of pixels');
+  }
+  return clampWidth(parseInt(raw.trim(), 10));
+}
+
+/** Upper-cases, collapses runs of spaces, and checks the plate alphabet and length. */
+export function normalisePlate(raw: string | undefined): string | null {
+  if (raw === undefined) return null;
+  const text = raw.trim().replace(/\s+/g, ' ').toUpperCase();
+  if (text.length === 0) {
+    throw new ServiceError('bad_request', 'Invalid plate: must not be empty');
+  }
+  if (text.length > PLATE_MAX_LENGTH) {
+    throw new ServiceError('bad_request', `Invalid plate: at most ${PLATE_MAX_LENGTH} characters`);
+  }
+  if (!PLATE_RE.test(text)) {
+    throw new ServiceError(
+      'bad_request',
+      'Invalid plate: use letters A-Z, Ä, Ö, Ü, digits, spaces and hyphens',
+    );
+  }
+  return text;
+}
+
+/** Parses the image query of spec section 4. Contract checks (format allowed) are the caller's. */
+export function parseImageOptions(query: Record<string, QueryValue>): ImageOptions {
+  const colorRaw = single('color', query.color);
+  let color: string = NAMED_COLORS[DEFAULT_COLOR];
+  let colorName: ColorName | null = DEFAULT_COLOR;
+  if (colorRaw !== undefined) {
+    const resolved = resolveColor(colorRaw);
+    if (!resolved) {
+      throw new ServiceError(
+        'bad_request',
+        'Invalid color: use a named color or a hex value of 3 or 6 digits',
+      );
+    }
+    color = resolved.hex;
+    colorName = resolved.name;
+  }
+  const formatRaw = single('format', query.format);
+  const format = formatRaw === undefined ? DEFAULT_FORMAT : formatRaw.toLowerCase();
+  if (!isFormat(format)) {
+    throw new ServiceError('bad_request', 'Invalid format: use webp, png or jpeg');
+  }
+  return {
+    color,
+    colorName,
+    shadow: parseShadow(single('shadow', query.shadow)),
+    plate: normalisePlate(single('plate', query.plate)),
+    format,
+    width: parseWidth(single('width', query.width)),
+  };
+}
