@@ -1,0 +1,180 @@
+import type { KeyedSecret } from '../../shared/config.ts';
+import { ServiceError } from '../../shared/errors.ts';
+import { FORMATS, type ImageFormat } from '../../shared/render-options.ts';
+import { isViewId } from '../../shared/views.ts';
+import { generateApiKey, hashApiKey } from '../auth/api-key-format.ts';
+import type { InvalidationBus } from '../auth/invalidation-bus.ts';
+import { randomId } from '../catalog/ids.ts';
+import type { Database } from '../db/database.ts';
+import type { Limiter } from '../limits/limiter.ts';
+import { utcMonth } from '../limits/limiter.ts';
+
+export interface ContractInput {
+  categories: string[]; // slugs
+  allowed_formats: ImageFormat[];
+  rpm_limit: number;
+  monthly_quota: number;
+  active: boolean;
+}
+
+export interface ContractDto extends ContractInput {
+  organization_id: string;
+  updated_at: string;
+}
+
+const notFound = (what: string) => new ServiceError('not_found', `${what} not found`);
+
+/**
+ * Operator actions. Every change that can alter what a key may do publishes an invalidation so
+ * that every gateway's auth cache drops the organisation.
+ */
+export class AdminService {
+  constructor(
+    private readonly db: Database,
+    private readonly bus: InvalidationBus,
+    private readonly hashSecret: KeyedSecret,
+    private readonly limiter: Limiter,
+  ) {}
+
+  listCategories() {
+    return this.db.query<{ id: string; slug: string; name: string }>('SELECT id, slug, name FROM categories ORDER BY slug');
+  }
+
+  async createOrganization(name: string) {
+    const id = randomId('org');
+    await this.db.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [id, name]);
+    return { id, name };
+  }
+
+  listOrganizations() {
+    return this.db.query<{ id: string; name: string }>('SELECT id, name FROM organizations ORDER BY created_at, id');
+  }
+
+  private async requireOrg(orgId: string) {
+    const rows = await this.db.query<{ id: string; name: string }>('SELECT id, name FROM organizations WHERE id = $1', [orgId]);
+    if (!rows[0]) throw notFound('Organization');
+    return rows[0];
+  }
+
+  async getOrganization(orgId: string) {
+    const org = await this.requireOrg(orgId);
+    const [contract, keys, members] = await Promise.all([
+      this.getContract(orgId),
+      this.db.query('SELECT id, name, prefix, created_at, revoked_at FROM api_keys WHERE org_id = $1 ORDER BY created_at, id', [orgId]),
+      this.db.query('SELECT id, email, banned FROM members WHERE org_id = $1 ORDER BY created_at, id', [orgId]),
+    ]);
+    return { ...org, contract, keys, members };
+  }
+
+  async getContract(orgId: string): Promise<ContractDto | null> {
+    const rows = await this.db.query<{
+      allowed_formats: ImageFormat[]; rpm_limit: number; monthly_quota: number; active: boolean; updated_at: Date; categories: string[];
+    }>(
+      `SELECT c.allowed_formats, c.rpm_limit, c.monthly_quota, c.active, c.updated_at,
+              ARRAY(SELECT cat.slug FROM contract_categories cc JOIN categories cat ON cat.id = cc.category_id
+                     WHERE cc.org_id = c.org_id ORDER BY cat.slug) AS categories
+         FROM contracts c WHERE c.org_id = $1`,
+      [orgId],
+    );
+    const r = rows[0];
+    if (!r) return null;
+    return {
+      organization_id: orgId,
+      categories: r.categories,
+      allowed_formats: FORMATS.filter((f) => r.allowed_formats.includes(f)),
+      rpm_limit: r.rpm_limit,
+      monthly_quota: r.monthly_quota,
+      active: r.active,
+      updated_at: r.updated_at.toISOString(),
+    };
+  }
+
+  async putContract(orgId: string, input: ContractInput): Promise<ContractDto> {
+    await this.requireOrg(orgId);
+    const slugs = [...new Set(input.categories)];
+    const cats = await this.db.query<{ id: string; slug: string }>('SELECT id, slug FROM categories WHERE slug = ANY($1::text[])', [slugs]);
+    const unknown = slugs.filter((s) => !cats.some((c) => c.slug === s));
+    if (unknown.length) throw new ServiceError('bad_request', `Unknown categories: ${unknown.join(', ')}`);
+    await this.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO contracts (org_id, allowed_formats, rpm_limit, monthly_quota, active, updated_at)
+         VALUES ($1, $2::text[], $3, $4, $5, now())
+         ON CONFLICT (org_id) DO UPDATE SET allowed_formats = EXCLUDED.allowed_formats, rpm_limit = EXCLUDED.rpm_limit,
+           monthly_quota = EXCLUDED.monthly_quota, active = EXCLUDED.active, updated_at = now()`,
+        [orgId, [...new Set(input.allowed_formats)], input.rpm_limit, input.monthly_quota, input.active],
+      );
+      await tx.query('DELETE FROM contract_categories WHERE org_id = $1', [orgId]);
+      await tx.query(
+        'INSERT INTO contract_categories (org_id, category_id) SELECT $1, unnest($2::text[])',
+        [orgId, cats.map((c) => c.id)],
+      );
+    });
+    await this.bus.publish(orgId);
+    return (await this.getContract(orgId))!;
+  }
+
+  async createKey(orgId: string, name: string | null) {
+    await this.requireOrg(orgId);
+    const { key, displayPrefix } = generateApiKey();
+    const id = randomId('key');
+    await this.db.query(
+      'INSERT INTO api_keys (id, org_id, name, prefix, key_hash, secret_id) VALUES ($1, $2, $3, $4, $5, $6)',
+      [id, orgId, name, displayPrefix, hashApiKey(key, this.hashSecret), this.hashSecret.id],
+    );
+    return { id, key, name, prefix: displayPrefix, organization_id: orgId };
+  }
+
+  async revokeKey(keyId: string) {
+    const rows = await this.db.query<{ org_id: string }>(
+      'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING org_id',
+      [keyId],
+    );
+    if (!rows[0]) throw notFound('Key');
+    await this.bus.publish(rows[0].org_id);
+    return { id: keyId, revoked: true };
+  }
+
+  async addMember(orgId: string, email: string) {
+    await this.requireOrg(orgId);
+    const id = randomId('mem');
+    const rows = await this.db.query<{ id: string; email: string }>(
+      `INSERT INTO members (id, org_id, email) VALUES ($1, $2, $3)
+       ON CONFLICT (org_id, lower(email)) DO NOTHING RETURNING id, email`,
+      [id, orgId, email],
+    );
+    if (!rows[0]) throw new ServiceError('bad_request', 'This email is already a member of the organization');
+    return rows[0];
+  }
+
+  async setBanned(memberId: string, banned: boolean) {
+    const rows = await this.db.query<{ org_id: string; email: string }>(
+      'UPDATE members SET banned = $2 WHERE id = $1 RETURNING org_id, email',
+      [memberId, banned],
+    );
+    if (!rows[0]) throw notFound('Member');
+    await this.bus.publish(rows[0].org_id);
+    return { id: memberId, email: rows[0].email, banned };
+  }
+
+  async usage(orgId: string) {
+    await this.requireOrg(orgId);
+    const month = utcMonth(Date.now());
+    return { month, requests: await this.limiter.monthlyUsage(orgId, month) };
+  }
+
+  async setVehiclePublished(vehicleId: string, published: boolean) {
+    const rows = await this.db.query('UPDATE vehicles SET published = $2 WHERE id = $1 RETURNING id', [vehicleId, published]);
+    if (!rows[0]) throw notFound('Vehicle');
+    return { id: vehicleId, published };
+  }
+
+  async setViewPublished(vehicleId: string, view: string, published: boolean) {
+    if (!isViewId(view)) throw notFound('View');
+    const rows = await this.db.query(
+      'UPDATE vehicle_views SET published = $3 WHERE vehicle_id = $1 AND view = $2 RETURNING view',
+      [vehicleId, view, published],
+    );
+    if (!rows[0]) throw notFound('View');
+    return { vehicle_id: vehicleId, view, published };
+  }
+}

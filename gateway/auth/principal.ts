@@ -1,0 +1,75 @@
+import type { Queryable } from '../db/database.ts';
+import type { ImageFormat } from '../../shared/render-options.ts';
+
+/** Who is calling, resolved from an API key: the key, its organisation, and the contract. */
+export interface Principal {
+  keyId: string;
+  keyName: string | null;
+  keyPrefix: string;
+  orgId: string;
+  orgName: string;
+  revoked: boolean;
+  banned: boolean;
+  contract: Contract | null;
+}
+
+export interface Contract {
+  active: boolean;
+  categoryIds: string[];
+  allowedFormats: ImageFormat[];
+  rpmLimit: number;
+  monthlyQuota: number;
+}
+
+interface PrincipalRow {
+  key_id: string;
+  key_name: string | null;
+  prefix: string;
+  org_id: string;
+  org_name: string;
+  revoked: boolean;
+  banned: boolean;
+  active: boolean | null;
+  allowed_formats: ImageFormat[] | null;
+  rpm_limit: number | null;
+  monthly_quota: number | null;
+  category_ids: string[];
+}
+
+/** One round trip: the key by any of its candidate hashes (one per hashing secret), org, ban, contract. */
+export async function findPrincipalByHashes(db: Queryable, hashes: string[]): Promise<Principal | null> {
+  const rows = await db.query<PrincipalRow>(
+    `SELECT k.id AS key_id, k.name AS key_name, k.prefix, k.org_id, o.name AS org_name,
+            k.revoked_at IS NOT NULL AS revoked,
+            EXISTS (SELECT 1 FROM members m WHERE m.org_id = k.org_id AND m.banned) AS banned,
+            c.active, c.allowed_formats, c.rpm_limit, c.monthly_quota,
+            ARRAY(SELECT cc.category_id FROM contract_categories cc WHERE cc.org_id = k.org_id ORDER BY 1) AS category_ids
+       FROM api_keys k
+       JOIN organizations o ON o.id = k.org_id
+       LEFT JOIN contracts c ON c.org_id = k.org_id
+      WHERE k.key_hash = ANY($1::text[])
+      LIMIT 1`,
+    [hashes],
+  );
+  const r = rows[0];
+  if (!r) return null;
+  return {
+    keyId: r.key_id,
+    keyName: r.key_name,
+    keyPrefix: r.prefix,
+    orgId: r.org_id,
+    orgName: r.org_name,
+    revoked: r.revoked,
+    banned: r.banned,
+    contract:
+      r.active === null
+        ? null
+        : {
+            active: r.active,
+            categoryIds: r.category_ids,
+            allowedFormats: r.allowed_formats ?? [],
+            rpmLimit: r.rpm_limit ?? 0,
+            monthlyQuota: r.monthly_quota ?? 0,
+          },
+  };
+}

@@ -1,0 +1,169 @@
+import { MESSAGES, ServiceError } from '../../shared/errors.ts';
+import { isViewId, type ViewId } from '../../shared/views.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { CatalogRepo, MakeRow, ModelRow, VehicleRow, ViewRow } from './catalog-repo.ts';
+
+/** The vehicle object of catalog and image answers (spec section 2, plus slugs for building paths). */
+export interface VehicleDto {
+  id: string;
+  make: string;
+  model: string;
+  year: number;
+  variant: string | null;
+  category: string;
+  category_id: string;
+  make_slug: string;
+  model_slug: string;
+  variant_slug: string | null;
+}
+
+export const ref = (r: MakeRow | ModelRow) => ({ id: r.id, slug: r.slug, name: r.name });
+
+export function vehicleDto(v: VehicleRow): VehicleDto {
+  return {
+    id: v.id,
+    make: v.make_name,
+    model: v.model_name,
+    year: v.year,
+    variant: v.variant_name,
+    category: v.category_name,
+    category_id: v.category_id,
+    make_slug: v.make_slug,
+    model_slug: v.model_slug,
+    variant_slug: v.variant_slug,
+  };
+}
+
+const notFound = (what: string) => new ServiceError('not_found', `${what} not found`);
+
+function categories(p: Principal): string[] {
+  return p.contract?.categoryIds ?? [];
+}
+
+/** What a `/{year}/{x}` path segment turned out to be. */
+export type YearChild =
+  | { kind: 'variant'; vehicle: VehicleRow }
+  | { kind: 'view'; vehicle: VehicleRow; view: ViewRow };
+
+/**
+ * The spec's catalog semantics: only published vehicles in the caller's contract categories are
+ * visible; a make, model or year with nothing visible is 404; an image of a published vehicle
+ * outside the contract is 403.
+ */
+export class CatalogService {
+  constructor(private readonly repo: CatalogRepo) {}
+
+  listMakes(p: Principal) {
+    return this.repo.listVisibleMakes(categories(p)).then((makes) => ({ makes: makes.map(ref) }));
+  }
+
+  private async make(p: Principal, slug: string) {
+    const mk = await this.repo.findMake(slug);
+    if (!mk) throw notFound('Make');
+    const models = await this.repo.listVisibleModels(mk.id, categories(p));
+    if (models.length === 0) throw notFound('Make');
+    return { mk, models };
+  }
+
+  async listModels(p: Principal, makeSlug: string) {
+    const { mk, models } = await this.make(p, makeSlug);
+    return { make: ref(mk), models: models.map((m) => ({ ...ref(m), years: m.years })) };
+  }
+
+  private async model(p: Principal, makeSlug: string, modelSlug: string) {
+    const mk = await this.repo.findMake(makeSlug);
+    if (!mk) throw notFound('Make');
+    const md = await this.repo.findModel(mk.id, modelSlug);
+    if (!md) throw notFound('Model');
+    return { mk, md };
+  }
+
+  async listYears(p: Principal, makeSlug: string, modelSlug: string) {
+    const { mk, md } = await this.model(p, makeSlug, modelSlug);
+    const years = await this.repo.listVisibleYears(md.id, categories(p));
+    if (years.length === 0) throw notFound('Model');
+    return { make: ref(mk), model: ref(md), years };
+  }
+
+  private async yearVehicles(p: Principal, makeSlug: string, modelSlug: string, yearRaw: string) {
+    const { mk, md } = await this.model(p, makeSlug, modelSlug);
+    if (!/^\d{4}$/.test(yearRaw)) throw notFound('Year');
+    const year = Number(yearRaw);
+    const published = await this.repo.listPublishedVehicles(md.id, year);
+    const allowed = new Set(categories(p));
+    const visible = published.filter((v) => allowed.has(v.category_id));
+    return { mk, md, year, published, visible };
+  }
+
+  private async vehicleWithViews(mk: MakeRow, md: ModelRow, v: VehicleRow) {
+    const views = (await this.repo.listViews(v.id)).filter((x) => x.published).map((x) => x.view);
+    return { make: ref(mk), model: ref(md), vehicle: vehicleDto(v), views };
+  }
+
+  /** GET …/{year}: the vehicle and views when one variant is visible, else the variant choices. */
+  async yearDetail(p: Principal, makeSlug: string, modelSlug: string, yearRaw: string) {
+    const { mk, md, year, visible } = await this.yearVehicles(p, makeSlug, modelSlug, yearRaw);
+    if (visible.length === 0) throw notFound('Year');
+    if (visible.length === 1) return this.vehicleWithViews(mk, md, visible[0]!);
+    return {
+      make: ref(mk),
+      model: ref(md),
+      year,
+      variants: visible.map((v) => ({
+        slug: v.variant_slug,
+        name: v.variant_name,
+        vehicle_id: v.id,
+        category: v.category_name,
+        category_id: v.category_id,
+      })),
+    };
+  }
+
+  /** GET …/{year}/{variant}: the variant's views. */
+  async variantDetail(p: Principal, makeSlug: string, modelSlug: string, yearRaw: string, variantSlug: string) {
+    const { mk, md, visible } = await this.yearVehicles(p, makeSlug, modelSlug, yearRaw);
+    const v = visible.find((x) => x.variant_slug === variantSlug);
+    if (!v) throw notFound('Variant');
+    return this.vehicleWithViews(mk, md, v);
+  }
+
+  /**
+   * Resolves the vehicle an image path names, applying the contract's category (403) and the view's
+   * publication (404). `variantSlug` null: the year must resolve to a single vehicle.
+   */
+  async resolveImageTarget(
+    p: Principal,
+    makeSlug: string,
+    modelSlug: string,
+    yearRaw: string,
+    variantSlug: string | null,
+    viewId: string,
+  ): Promise<{ vehicle: VehicleRow; view: ViewRow }> {
+    const { published, visible } = await this.yearVehicles(p, makeSlug, modelSlug, yearRaw);
+    if (published.length === 0) throw notFound('Year');
+    let vehicle: VehicleRow | undefined;
+    if (variantSlug !== null) {
+      const named = published.find((x) => x.variant_slug === variantSlug);
+      if (!named) throw notFound('Variant');
+      vehicle = named;
+    } else if (visible.length === 1) {
+      vehicle = visible[0];
+    } else if (visible.length > 1) {
+      throw new ServiceError('not_found', 'This year has several variants: put the variant slug before the view');
+    } else {
+      vehicle = published[0]; // all outside the contract: the category answer below applies
+    }
+    if (!categories(p).includes(vehicle!.category_id)) {
+      throw new ServiceError('forbidden', MESSAGES.categoryNotInContract);
+    }
+    if (!isViewId(viewId)) throw notFound('View');
+    const view = await this.repo.findPublishedView(vehicle!.id, viewId as ViewId);
+    if (!view) throw notFound('View');
+    return { vehicle: vehicle!, view };
+  }
+
+  /** Decides whether `/{year}/{x}` names a variant or a view. Variant slugs never equal view ids. */
+  isViewSegment(segment: string): boolean {
+    return isViewId(segment);
+  }
+}

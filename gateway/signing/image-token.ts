@@ -1,0 +1,119 @@
+import jwt from 'jsonwebtoken';
+import type { KeyedSecret } from '../../shared/config.ts';
+import { ServiceError } from '../../shared/errors.ts';
+import { FORMATS, type ImageFormat } from '../../shared/render-options.ts';
+import { isViewId, type ViewId } from '../../shared/views.ts';
+
+export const TOKEN_ISSUER = 'vehicle-image-gateway';
+export const TOKEN_AUDIENCE = 'vehicle-image-download';
+
+/** The canonical render request a signed image URL carries. Short claim names keep URLs short. */
+export interface ImageClaims {
+  set: string; // asset set id
+  view: ViewId;
+  color: string; // '#RRGGBB'
+  shadow: boolean;
+  plate: string | null;
+  format: ImageFormat;
+  width: number;
+  vehicle: string; // vehicle id (for logs and cache keys)
+}
+
+export interface SignedImage {
+  token: string;
+  expiresAt: Date;
+}
+
+export interface ImageSigner {
+  sign(claims: ImageClaims, nowMs?: number): SignedImage;
+  verify(token: string): ImageClaims & { exp: number };
+}
+
+/**
+ * HS256 JWTs. `exp` is aligned to a bucket (a tenth of the lifetime) so that identical requests
+ * made within a bucket get an identical URL, which is what lets browsers and CDNs cache it.
+ */
+export function createImageSigner(opts: { keys: KeyedSecret[]; ttlSeconds: number }): ImageSigner {
+  if (opts.keys.length === 0) throw new Error('no image signing key');
+  for (const k of opts.keys) {
+    if (k.secret.length < 32) throw new Error(`image signing key ${k.id} is shorter than 32 bytes`);
+  }
+  const signing = opts.keys[0]!;
+  const byKid = new Map(opts.keys.map((k) => [k.id, k.secret]));
+  const bucket = Math.max(1, Math.floor(opts.ttlSeconds / 10));
+
+  return {
+    sign(claims, nowMs = Date.now()) {
+      const now = Math.floor(nowMs / 1000);
+      // Expire between ttl and ttl + bucket from now, on a bucket boundary.
+      const exp = (Math.floor((now + opts.ttlSeconds) / bucket) + 1) * bucket;
+      const payload = {
+        s: claims.set,
+        v: claims.view,
+        c: claims.color.slice(1),
+        sh: claims.shadow ? 1 : 0,
+        ...(claims.plate !== null ? { p: claims.plate } : {}),
+        f: claims.format,
+        w: claims.width,
+        veh: claims.vehicle,
+        exp,
+      };
+      const token = jwt.sign(payload, signing.secret, {
+        algorithm: 'HS256',
+        keyid: signing.id,
+        issuer: TOKEN_ISSUER,
+        audience: TOKEN_AUDIENCE,
+        noTimestamp: true,
+      });
+      return { token, expiresAt: new Date(exp * 1000) };
+    },
+
+    verify(token) {
+      const decoded = jwt.decode(token, { complete: true });
+      if (!decoded || typeof decoded.payload === 'string') {
+        throw new ServiceError('bad_request', 'The image token is malformed');
+      }
+      const kid = decoded.header.kid;
+      const secret = kid ? byKid.get(kid) : undefined;
+      if (!secret) throw new ServiceError('unauthorized', 'The image token was signed with an unknown key');
+      let p: jwt.JwtPayload;
+      try {
+        p = jwt.verify(token, secret, {
+          algorithms: ['HS256'],
+          issuer: TOKEN_ISSUER,
+          audience: TOKEN_AUDIENCE,
+        }) as jwt.JwtPayload;
+      } catch (err) {
+        if (err instanceof jwt.TokenExpiredError) {
+          throw new ServiceError('unauthorized', 'The image URL has expired; request a new one');
+        }
+        throw new ServiceError('unauthorized', 'The image token is invalid');
+      }
+      const claims = toClaims(p);
+      if (!claims) throw new ServiceError('unauthorized', 'The image token is invalid');
+      return claims;
+    },
+  };
+}
+
+function toClaims(p: jwt.JwtPayload): (ImageClaims & { exp: number }) | null {
+  const { s, v, c, sh, f, w, veh, exp } = p as Record<string, unknown>;
+  if (typeof s !== 'string' || typeof v !== 'string' || !isViewId(v)) return null;
+  if (typeof c !== 'string' || !/^[0-9A-F]{6}$/.test(c)) return null;
+  if (typeof f !== 'string' || !(FORMATS as readonly string[]).includes(f)) return null;
+  if (typeof w !== 'number' || !Number.isInteger(w)) return null;
+  if (typeof veh !== 'string' || typeof exp !== 'number') return null;
+  const plate = (p as Record<string, unknown>).p;
+  if (plate !== undefined && typeof plate !== 'string') return null;
+  return {
+    set: s,
+    view: v,
+    color: `#${c}`,
+    shadow: sh === 1,
+    plate: plate ?? null,
+    format: f as ImageFormat,
+    width: w,
+    vehicle: veh,
+    exp,
+  };
+}
