@@ -66,7 +66,9 @@ export function createMemoryLimiter(opts: MemoryLimiterOptions = {}): MemoryLimi
     }
     if (month !== currentMonth) {
       currentMonth = month;
-      for (const [k, c] of months) if (c.month < month && c.admitted === 0) months.delete(k);
+      // The previous month stays readable (monthlyUsage) until the next change; older ones go.
+      const keepFrom = previousMonth(month);
+      for (const [k, c] of months) if (c.month < keepFrom && c.admitted === 0) months.delete(k);
     }
   }
 
@@ -155,7 +157,7 @@ export function createMemoryLimiter(opts: MemoryLimiterOptions = {}): MemoryLimi
       for (const [k, c] of months) {
         if (c.admitted > 0) out.push({ orgId: c.orgId, month: c.month, delta: c.admitted });
         c.admitted = 0;
-        if (c.month < currentMonth) months.delete(k);
+        if (c.month < previousMonth(currentMonth)) months.delete(k);
       }
       return out;
     },
@@ -176,4 +178,10 @@ export function createMemoryLimiter(opts: MemoryLimiterOptions = {}): MemoryLimi
       /* nothing held */
     },
   };
+}
+
+function previousMonth(month: string): string {
+  if (!month) return '';
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  return m === 1 ? `${y - 1}-12` : `${y}-${String(m - 1).padStart(2, '0')}`;
 }

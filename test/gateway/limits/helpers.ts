@@ -1,0 +1,167 @@
+/** Shared fixtures of the limiter suites: both backends, a fake clock, an in-memory usage store. */
+import crypto from 'node:crypto';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import type { Clock, Limiter, UsageStore } from '../../../gateway/limits/limiter.ts';
+import { createMemoryLimiter } from '../../../gateway/limits/memory-limiter.ts';
+import { createRedisLimiter } from '../../../gateway/limits/redis-limiter.ts';
+
+export const silentLogger = pino({ level: 'silent' });
+
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** Redis must be there (the suites fail instead of skipping) when REDIS_URL is set or CI=true. */
+export const REDIS_REQUIRED = Boolean(process.env.REDIS_URL) || process.env.CI === 'true';
+
+export interface FakeClock {
+  (): number;
+  set(ms: number): void;
+  advance(ms: number): void;
+}
+
+export function fakeClock(start = Date.UTC(2031, 4, 10, 12, 0, 0)): FakeClock {
+  let now = start;
+  const c = (() => now) as FakeClock;
+  c.set = (ms) => {
+    now = ms;
+  };
+  c.advance = (ms) => {
+    now += ms;
+  };
+  return c;
+}
+
+export interface MemoryUsageStore extends UsageStore {
+  data: Map<string, number>;
+  /** When set, addUsage/getUsage throw it. */
+  failWith: Error | null;
+  addCalls: number;
+}
+
+export function memoryUsageStore(): MemoryUsageStore {
+  const store: MemoryUsageStore = {
+    data: new Map(),
+    failWith: null,
+    addCalls: 0,
+    async addUsage(deltas) {
+      store.addCalls += 1;
+      if (store.failWith) throw store.failWith;
+      for (const d of deltas) store.data.set(`${d.orgId}|${d.month}`, (store.data.get(`${d.orgId}|${d.month}`) ?? 0) + d.delta);
+    },
+    async getUsage(orgId, month) {
+      if (store.failWith) throw store.failWith;
+      return store.data.get(`${orgId}|${month}`) ?? 0;
+    },
+  };
+  return store;
+}
+
+/** Connects to Redis or returns null (after a short timeout). */
+export async function tryRedis(url = REDIS_URL): Promise<Redis | null> {
+  const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 1000, retryStrategy: () => null });
+  r.on('error', () => {});
+  try {
+    await r.connect();
+    await r.ping();
+    return r;
+  } catch {
+    r.disconnect();
+    return null;
+  }
+}
+
+export async function deleteByPrefix(redis: Redis, prefix: string): Promise<number> {
+  let cursor = '0';
+  let n = 0;
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) n += await redis.del(...keys);
+  } while (cursor !== '0');
+  return n;
+}
+
+export const randomPrefix = () => `test:limits:${crypto.randomBytes(6).toString('hex')}:`;
+
+export interface BackendCtx {
+  name: 'memory' | 'redis';
+  /** A fresh limiter (for redis: a fresh key prefix unless one is given). */
+  make(opts: { clock: Clock; usageStore: UsageStore; keyPrefix?: string }): Limiter;
+  /** Simulates a restart: memory → a new limiter; redis → the prefix's keys deleted and a new limiter. */
+  restart(opts: { clock: Clock; usageStore: UsageStore }): Promise<Limiter>;
+  redis: Redis | null;
+}
+
+/**
+ * Declares `fn` once per backend. The redis variant skips (with a message) when Redis is unreachable,
+ * unless REDIS_URL is set or CI=true, where it fails.
+ */
+export function forEachBackend(title: string, fn: (ctx: BackendCtx) => void): void {
+  describe(`${title} [memory]`, () => {
+    fn({
+      name: 'memory',
+      redis: null,
+      make: ({ clock, usageStore }) => createMemoryLimiter({ clock, usageSeed: usageStore }),
+      restart: async ({ clock, usageStore }) => createMemoryLimiter({ clock, usageSeed: usageStore }),
+    });
+  });
+
+  describe(`${title} [redis]`, function () {
+    const prefixes: string[] = [];
+    let lastPrefix = '';
+    const ctx: BackendCtx = {
+      name: 'redis',
+      redis: null,
+      make: ({ clock, usageStore, keyPrefix }) => {
+        const p = keyPrefix ?? randomPrefix();
+        prefixes.push(p);
+        lastPrefix = p;
+        return createRedisLimiter({ redis: ctx.redis!, keyPrefix: p, clock, usageStore, logger: silentLogger });
+      },
+      restart: async ({ clock, usageStore }) => {
+        await deleteByPrefix(ctx.redis!, lastPrefix);
+        return ctx.make({ clock, usageStore, keyPrefix: lastPrefix });
+      },
+    };
+    before(async function () {
+      ctx.redis = await tryRedis();
+      if (!ctx.redis) {
+        if (REDIS_REQUIRED) throw new Error(`Redis unreachable at ${REDIS_URL} (required: REDIS_URL is set or CI=true)`);
+        console.warn(`    (skipping the redis variant: no Redis at ${REDIS_URL}; set REDIS_URL or CI=true to make this a failure)`);
+        this.skip();
+      }
+    });
+    after(async () => {
+      if (ctx.redis) {
+        for (const p of prefixes) await deleteByPrefix(ctx.redis, p);
+        ctx.redis.disconnect();
+      }
+    });
+    fn(ctx);
+  });
+}
+
+/** Deterministic PRNG (mulberry32). */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Reference: an exact sliding log (admit iff fewer than `limit` admitted in the last 60 s). */
+export function exactSlidingLog(limit: number, windowMs = 60_000) {
+  const log: number[] = [];
+  let head = 0;
+  return (t: number): boolean => {
+    while (head < log.length && log[head]! <= t - windowMs) head++;
+    if (log.length - head < limit) {
+      log.push(t);
+      return true;
+    }
+    return false;
+  };
+}
