@@ -38,6 +38,7 @@ export interface ViewRow {
   plate_quad: [number, number][] | null;
   asset_set: string;
   asset_view: string;
+  asset_revision: string;
   width: number;
   height: number;
 }
@@ -125,7 +126,7 @@ export class CatalogRepo {
 
   async listViews(vehicleId: string): Promise<ViewRow[]> {
     const rows = await this.db.query<ViewRow>(
-      `SELECT view, published, shadow, plate_quad, asset_set, asset_view, width, height
+      `SELECT view, published, shadow, plate_quad, asset_set, asset_view, asset_revision, width, height
          FROM vehicle_views WHERE vehicle_id = $1`,
       [vehicleId],
     );
@@ -135,7 +136,7 @@ export class CatalogRepo {
 
   async findPublishedView(vehicleId: string, view: string): Promise<ViewRow | null> {
     const rows = await this.db.query<ViewRow>(
-      `SELECT view, published, shadow, plate_quad, asset_set, asset_view, width, height
+      `SELECT view, published, shadow, plate_quad, asset_set, asset_view, asset_revision, width, height
          FROM vehicle_views WHERE vehicle_id = $1 AND view = $2 AND published`,
       [vehicleId, view],
     );

@@ -10,6 +10,7 @@ export const TOKEN_AUDIENCE = 'vehicle-image-download';
 /** The canonical render request a signed image URL carries. Short claim names keep URLs short. */
 export interface ImageClaims {
   set: string; // asset set id
+  revision: string; // the set's revision: a re-baked set gets new URLs and ETags
   view: ViewId;
   color: string; // '#RRGGBB'
   shadow: boolean;
@@ -49,6 +50,7 @@ export function createImageSigner(opts: { keys: KeyedSecret[]; ttlSeconds: numbe
       const exp = (Math.floor((now + opts.ttlSeconds) / bucket) + 1) * bucket;
       const payload = {
         s: claims.set,
+        r: claims.revision,
         v: claims.view,
         c: claims.color.slice(1),
         sh: claims.shadow ? 1 : 0,
@@ -97,8 +99,8 @@ export function createImageSigner(opts: { keys: KeyedSecret[]; ttlSeconds: numbe
 }
 
 function toClaims(p: jwt.JwtPayload): (ImageClaims & { exp: number }) | null {
-  const { s, v, c, sh, f, w, veh, exp } = p as Record<string, unknown>;
-  if (typeof s !== 'string' || typeof v !== 'string' || !isViewId(v)) return null;
+  const { s, r, v, c, sh, f, w, veh, exp } = p as Record<string, unknown>;
+  if (typeof s !== 'string' || typeof r !== 'string' || typeof v !== 'string' || !isViewId(v)) return null;
   if (typeof c !== 'string' || !/^[0-9A-F]{6}$/.test(c)) return null;
   if (typeof f !== 'string' || !(FORMATS as readonly string[]).includes(f)) return null;
   if (typeof w !== 'number' || !Number.isInteger(w)) return null;
@@ -107,6 +109,7 @@ function toClaims(p: jwt.JwtPayload): (ImageClaims & { exp: number }) | null {
   if (plate !== undefined && typeof plate !== 'string') return null;
   return {
     set: s,
+    revision: r,
     view: v,
     color: `#${c}`,
     shadow: sh === 1,

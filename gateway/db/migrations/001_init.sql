@@ -43,6 +43,7 @@ CREATE TABLE vehicle_views (
   plate_quad jsonb,
   asset_set  text NOT NULL,
   asset_view text NOT NULL,
+  asset_revision text NOT NULL,
   width      integer NOT NULL,
   height     integer NOT NULL,
   PRIMARY KEY (vehicle_id, view)

@@ -1,0 +1,111 @@
+import { Router, type RequestHandler } from 'express';
+import crypto from 'node:crypto';
+import { z } from 'zod';
+import { ServiceError } from '../../../shared/errors.ts';
+import { FORMATS } from '../../../shared/render-options.ts';
+import type { AdminService } from '../../admin/admin-service.ts';
+import type { AssetSetDirectory } from '../../catalog/asset-sets.ts';
+import { CatalogFileError, parseCatalogCsv, validateCatalog } from '../../catalog/catalog-file.ts';
+import { exportCatalog } from '../../catalog/export.ts';
+import { importCatalog } from '../../catalog/import.ts';
+import type { Database } from '../../db/database.ts';
+
+function requireAdmin(token: string): RequestHandler {
+  const expected = crypto.createHash('sha256').update(token).digest();
+  return (req, _res, next) => {
+    const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
+    const given = crypto.createHash('sha256').update(m?.[1] ?? '').digest();
+    if (!m || !crypto.timingSafeEqual(given, expected)) {
+      next(new ServiceError('unauthorized', 'A valid admin bearer token is required'));
+      return;
+    }
+    next();
+  };
+}
+
+function body<T>(schema: z.ZodType<T>, data: unknown): T {
+  const r = schema.safeParse(data ?? {});
+  if (!r.success) {
+    const first = r.error.issues[0]!;
+    throw new ServiceError('bad_request', `Invalid ${first.path.join('.') || 'body'}: ${first.message}`);
+  }
+  return r.data;
+}
+
+const orgBody = z.object({ name: z.string().trim().min(1).max(200) });
+const contractBody = z.object({
+  categories: z.array(z.string().min(1)).max(100),
+  allowed_formats: z.array(z.enum(FORMATS)).max(3),
+  rpm_limit: z.number().int().min(1).max(1_000_000),
+  monthly_quota: z.number().int().min(0).max(2_000_000_000),
+  active: z.boolean(),
+});
+const keyBody = z.object({ name: z.string().trim().min(1).max(200).optional() });
+const memberBody = z.object({ email: z.string().trim().email().max(320) });
+const publishBody = z.object({ published: z.boolean() });
+
+/** The admin API of DESIGN.md, exactly as written there, plus listing and catalog calls. */
+export function adminRoutes(deps: { admin: AdminService; adminToken: string; db: Database; assets: AssetSetDirectory }): Router {
+  const r = Router();
+  const { admin } = deps;
+  r.use(requireAdmin(deps.adminToken));
+  const param = (v: unknown) => String(v);
+
+  r.get('/categories', async (_req, res) => {
+    res.json({ categories: await admin.listCategories() });
+  });
+  r.get('/organizations', async (_req, res) => {
+    res.json({ organizations: await admin.listOrganizations() });
+  });
+  r.post('/organizations', async (req, res) => {
+    res.status(201).json(await admin.createOrganization(body(orgBody, req.body).name));
+  });
+  r.get('/organizations/:org', async (req, res) => {
+    res.json(await admin.getOrganization(param(req.params.org)));
+  });
+  r.get('/organizations/:org/contract', async (req, res) => {
+    const c = await admin.getContract(param(req.params.org));
+    if (!c) throw new ServiceError('not_found', 'Contract not found');
+    res.json(c);
+  });
+  r.put('/organizations/:org/contract', async (req, res) => {
+    res.json(await admin.putContract(param(req.params.org), body(contractBody, req.body)));
+  });
+  r.post('/organizations/:org/keys', async (req, res) => {
+    res.status(201).json(await admin.createKey(param(req.params.org), body(keyBody, req.body).name ?? null));
+  });
+  r.post('/keys/:id/revoke', async (req, res) => {
+    res.json(await admin.revokeKey(param(req.params.id)));
+  });
+  r.post('/organizations/:org/members', async (req, res) => {
+    res.status(201).json(await admin.addMember(param(req.params.org), body(memberBody, req.body).email));
+  });
+  r.post('/members/:id/ban', async (req, res) => {
+    res.json(await admin.setBanned(param(req.params.id), true));
+  });
+  r.post('/members/:id/unban', async (req, res) => {
+    res.json(await admin.setBanned(param(req.params.id), false));
+  });
+  r.get('/organizations/:org/usage', async (req, res) => {
+    res.json(await admin.usage(param(req.params.org)));
+  });
+  r.patch('/vehicles/:id', async (req, res) => {
+    res.json(await admin.setVehiclePublished(param(req.params.id), body(publishBody, req.body).published));
+  });
+  r.patch('/vehicles/:id/views/:view', async (req, res) => {
+    res.json(await admin.setViewPublished(param(req.params.id), param(req.params.view), body(publishBody, req.body).published));
+  });
+  r.post('/catalog/import', async (req, res) => {
+    try {
+      const file = req.is('text/csv') ? parseCatalogCsv(String(req.body)) : validateCatalog(req.body);
+      res.json({ imported: await importCatalog(deps.db, deps.assets, file) });
+    } catch (err) {
+      if (err instanceof CatalogFileError) throw new ServiceError('bad_request', err.message);
+      throw err;
+    }
+  });
+  r.get('/catalog/export', async (_req, res) => {
+    res.json(await exportCatalog(deps.db));
+  });
+  return r;
+}

@@ -1,0 +1,26 @@
+import { Router } from 'express';
+import { ServiceError } from '../../../shared/errors.ts';
+import type { Queryable } from '../../db/database.ts';
+import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, searchVehicles } from '../../catalog/search.ts';
+
+export function searchRoutes(deps: { db: Queryable }): Router {
+  const r = Router();
+  r.get('/search', async (req, res) => {
+    const q = req.query.q;
+    if (typeof q !== 'string' || q.trim() === '') {
+      throw new ServiceError('bad_request', 'Parameter q is required: the text to search for');
+    }
+    if (q.length > 200) throw new ServiceError('bad_request', 'Parameter q is too long (at most 200 characters)');
+    let limit = SEARCH_LIMIT_DEFAULT;
+    if (req.query.limit !== undefined) {
+      const raw = req.query.limit;
+      if (typeof raw !== 'string' || !/^\d{1,4}$/.test(raw) || Number(raw) < 1) {
+        throw new ServiceError('bad_request', `Parameter limit must be an integer from 1 to ${SEARCH_LIMIT_MAX}`);
+      }
+      limit = Math.min(SEARCH_LIMIT_MAX, Number(raw));
+    }
+    const results = await searchVehicles(deps.db, q, res.locals.principal.contract!.categoryIds, limit);
+    res.json({ results });
+  });
+  return r;
+}

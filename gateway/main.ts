@@ -1,0 +1,73 @@
+import { ConfigError, loadGatewayConfig } from '../shared/config.ts';
+import { createLogger } from '../shared/logger.ts';
+import { startLocalRenderer, type LocalRenderer } from './render/local-renderer.ts';
+import { createGrpcImageRenderer } from './render/grpc-image-renderer.ts';
+import { startGateway } from './service.ts';
+
+/** `npm start`: the whole service in the foreground; a local renderer when RENDERER_ADDR is unset. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadGatewayConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const logger = createLogger('gateway', config.logLevel);
+
+  let local: LocalRenderer | null = null;
+  let rendererAddr = config.rendererAddr;
+  if (!rendererAddr) {
+    local = await startLocalRenderer({ env: process.env, logger });
+    rendererAddr = local.address;
+    logger.info({ address: rendererAddr }, 'started the local renderer');
+  }
+  const renderer = createGrpcImageRenderer({ addresses: rendererAddr, logger });
+  const gw = await startGateway({ config, logger, renderer });
+  printWelcome(gw.url.replace('127.0.0.1', 'localhost'), gw.adminToken, gw.generatedAdminToken, gw.demoKey);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 20_000);
+    force.unref();
+    await gw.close();
+    renderer.close();
+    await local?.stop();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+function printWelcome(url: string, adminToken: string, newAdmin: boolean, demoKey: string | null): void {
+  const lines = ['', `Vehicle image service is up at ${url}`];
+  if (newAdmin) lines.push(`Admin token (generated once, kept in DATA_DIR/secrets.json): ${adminToken}`);
+  if (demoKey) {
+    lines.push(
+      `Demo API key (shown only now): ${demoKey}`,
+      '',
+      'Try:',
+      `  curl -s -H 'x-api-key: ${demoKey}' ${url}/v1/makes`,
+      `  curl -s -H 'x-api-key: ${demoKey}' '${url}/v1/search?q=vento'`,
+    );
+  } else {
+    lines.push(
+      'Get a key:',
+      `  npm run admin -- orgs create "My org"      # then: contract set, keys create (see README)`,
+    );
+  }
+  lines.push(`API documentation: ${url}/docs`, '');
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+main().catch((err) => {
+  console.error('gateway failed to start:', err);
+  process.exit(1);
+});

@@ -1,0 +1,12 @@
+import type { Logger } from '../../shared/logger.ts';
+import { createRendererClient } from '../../shared/render-client.ts';
+import type { ImageRenderer } from './image-renderer.ts';
+
+/** The gateway's renderer: the shared gRPC client (deadline, retry to another address, round robin). */
+export function createGrpcImageRenderer(opts: { addresses: string; logger: Logger }): ImageRenderer & { close(): void } {
+  const client = createRendererClient({ addresses: opts.addresses, logger: opts.logger });
+  return {
+    render: (req, o) => client.render(req, { deadlineMs: o.deadlineMs }),
+    close: () => client.close(),
+  };
+}

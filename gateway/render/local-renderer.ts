@@ -1,0 +1,67 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from '../../shared/logger.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface LocalRenderer {
+  address: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Embedded mode: the renderer runs as a child process on a loopback port it picks itself, so a
+ * crash in native graphics code cannot take the gateway down. It is restarted if it dies.
+ */
+export async function startLocalRenderer(opts: { env: NodeJS.ProcessEnv; logger: Logger; timeoutMs?: number }): Promise<LocalRenderer> {
+  let child: ChildProcess | null = null;
+  let stopping = false;
+  let port = 0;
+
+  const spawn = () =>
+    new Promise<number>((resolve, reject) => {
+      const c = fork(path.join(ROOT, 'renderer', 'main.ts'), [], {
+        cwd: ROOT,
+        execArgv: ['--import', 'tsx'],
+        env: { ...opts.env, RENDERER_PORT: String(port), RENDERER_HOST: '127.0.0.1' },
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
+      child = c;
+      const timer = setTimeout(() => reject(new Error('the local renderer did not start in time')), opts.timeoutMs ?? 60_000);
+      c.on('message', (m: unknown) => {
+        const msg = m as { type?: string; port?: number };
+        if (msg?.type === 'ready' && typeof msg.port === 'number') {
+          clearTimeout(timer);
+          resolve(msg.port);
+        }
+      });
+      c.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        if (stopping) return;
+        opts.logger.error({ code, signal }, 'local renderer exited; restarting');
+        reject(new Error(`renderer exited (${code ?? signal})`));
+        setTimeout(() => {
+          if (!stopping) spawn().catch((err) => opts.logger.error({ err }, 'local renderer restart failed'));
+        }, 1000);
+      });
+    });
+
+  port = await spawn();
+  return {
+    address: `127.0.0.1:${port}`,
+    async stop() {
+      stopping = true;
+      const c = child as ChildProcess | null;
+      if (!c || c.exitCode !== null) return;
+      await new Promise<void>((resolve) => {
+        const kill = setTimeout(() => c.kill('SIGKILL'), 10_000);
+        c.once('exit', () => {
+          clearTimeout(kill);
+          resolve();
+        });
+        c.kill('SIGTERM');
+      });
+    },
+  };
+}

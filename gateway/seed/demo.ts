@@ -1,0 +1,47 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from '../../shared/logger.ts';
+import type { AdminService } from '../admin/admin-service.ts';
+import type { AssetSetDirectory } from '../catalog/asset-sets.ts';
+import { parseCatalogJson } from '../catalog/catalog-file.ts';
+import { importCatalog } from '../catalog/import.ts';
+import type { Database } from '../db/database.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** The demo catalog: the studio content's when present, else the small placeholder. */
+export function demoCatalogPath(): string {
+  const studio = path.join(ROOT, 'assets', 'demo-catalog.json');
+  return fs.existsSync(studio) ? studio : path.join(ROOT, 'gateway', 'seed', 'placeholder-catalog.json');
+}
+
+async function once(db: Database, key: string): Promise<boolean> {
+  const rows = await db.query("INSERT INTO settings (key, value) VALUES ($1, 'done') ON CONFLICT DO NOTHING RETURNING key", [key]);
+  return rows.length > 0;
+}
+
+/** Imports the demo catalog into an empty catalog, once per database. */
+export async function seedDemoCatalog(db: Database, assets: AssetSetDirectory, logger: Logger): Promise<void> {
+  const [{ n }] = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM vehicles')) as [{ n: number }];
+  if (n > 0 || !(await once(db, 'demo_catalog_seeded'))) return;
+  const file = demoCatalogPath();
+  const summary = await importCatalog(db, assets, parseCatalogJson(fs.readFileSync(file, 'utf8')));
+  logger.info({ file: path.relative(ROOT, file), ...summary }, 'seeded the demo catalog');
+}
+
+/** Creates the demo organisation, its contract and a key, once; returns the key to print. */
+export async function seedDemoOrganization(db: Database, admin: AdminService): Promise<{ orgId: string; key: string } | null> {
+  if (!(await once(db, 'demo_org_seeded'))) return null;
+  const org = await admin.createOrganization('Demo organization');
+  const categories = (await admin.listCategories()).map((c) => c.slug);
+  await admin.putContract(org.id, {
+    categories,
+    allowed_formats: ['webp', 'png', 'jpeg'],
+    rpm_limit: 600,
+    monthly_quota: 100_000,
+    active: true,
+  });
+  const { key } = await admin.createKey(org.id, 'demo');
+  return { orgId: org.id, key };
+}

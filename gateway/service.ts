@@ -1,0 +1,122 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { GatewayConfig } from '../shared/config.ts';
+import type { Logger } from '../shared/logger.ts';
+import { AdminService } from './admin/admin-service.ts';
+import { createAuthenticator } from './auth/authenticator.ts';
+import { createLocalBus, createRedisBus, type InvalidationBus } from './auth/invalidation-bus.ts';
+import { createFileAssetSetDirectory, type AssetSetDirectory } from './catalog/asset-sets.ts';
+import type { Database } from './db/database.ts';
+import { openDatabase } from './db/open.ts';
+import { buildApp } from './http/app.ts';
+import { createLimiter, type ManagedLimiter } from './limits/create-limiter.ts';
+import { createSqlUsageStore } from './limits/usage-store.ts';
+import type { ImageRenderer } from './render/image-renderer.ts';
+import { loadSecrets } from './secrets.ts';
+import { seedDemoCatalog, seedDemoOrganization } from './seed/demo.ts';
+import { createImageSigner } from './signing/image-token.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface GatewayHandle {
+  url: string;
+  port: number;
+  adminToken: string;
+  /** Printed once: the demo organisation's key, when this start created it. */
+  demoKey: string | null;
+  generatedAdminToken: boolean;
+  db: Database;
+  limiter: ManagedLimiter;
+  close(): Promise<void>;
+}
+
+export interface GatewayOptions {
+  config: GatewayConfig;
+  logger: Logger;
+  /** The renderer to call for /images; null answers 503 there. */
+  renderer?: ImageRenderer | null;
+  assetsDir?: string;
+  /** Injected database (tests share one between instances); otherwise opened from config. */
+  db?: Database;
+}
+
+/** The gateway's composition root: builds every dependency from config, passes it in, listens. */
+export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle> {
+  const { config, logger } = opts;
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const secrets = loadSecrets(config);
+  const ownsDb = !opts.db;
+  const db = opts.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  logger.info({ database: db.kind, redis: config.redisUrl ? 'redis' : 'in-process' }, 'storage ready');
+
+  const bus: InvalidationBus = config.redisUrl ? createRedisBus({ redisUrl: config.redisUrl, logger }) : createLocalBus();
+  const limiter = createLimiter({ redisUrl: config.redisUrl, usageStore: createSqlUsageStore(db), flushMs: config.usageFlushMs, logger });
+  const authenticator = createAuthenticator({ db, hashSecrets: secrets.apiKeyHashSecrets, bus, ttlMs: config.authCacheTtlMs });
+  const admin = new AdminService(db, bus, secrets.apiKeyHashSecrets[0]!, limiter);
+  const signer = createImageSigner({ keys: secrets.imageSigningKeys, ttlSeconds: config.imageUrlTtlSeconds });
+  const assets: AssetSetDirectory = createFileAssetSetDirectory(opts.assetsDir ?? path.join(ROOT, 'assets'));
+
+  const embedded = !config.databaseUrl;
+  let demoKey: string | null = null;
+  if (config.seedDemo === 'true' || (config.seedDemo === 'auto')) await seedDemoCatalog(db, assets, logger);
+  if (config.seedDemo === 'true' || (config.seedDemo === 'auto' && embedded)) {
+    demoKey = (await seedDemoOrganization(db, admin))?.key ?? null;
+  }
+
+  let baseUrl = config.publicBaseUrl ?? '';
+  const app = buildApp({
+    logger,
+    db,
+    authenticator,
+    limiter,
+    admin,
+    adminToken: secrets.adminToken,
+    signer,
+    renderer: opts.renderer ?? null,
+    assets,
+    publicBaseUrl: () => baseUrl,
+    renderTimeoutMs: config.renderTimeoutMs,
+    version: readVersion(),
+    ready: async () => {
+      await db.query('SELECT 1');
+      return true;
+    },
+  });
+
+  const server = http.createServer({ maxHeaderSize: 65536 }, app);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  if (!config.publicBaseUrl) baseUrl = `http://localhost:${port}`;
+  logger.info({ port, publicBaseUrl: baseUrl }, 'gateway listening');
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    adminToken: secrets.adminToken,
+    demoKey,
+    generatedAdminToken: secrets.generated.adminToken,
+    db,
+    limiter,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 5000).unref();
+      });
+      await limiter.close();
+      await bus.close();
+      if (ownsDb) await db.close();
+    },
+  };
+}
+
+function readVersion(): string {
+  return (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+}
