@@ -1,18 +1,5 @@
 import { expect } from 'chai';
-import { exactSlidingLog, fakeClock, forEachBackend, memoryUsageStore, rng } from './helpers.ts';
-
-/** Arrival times (ms offsets) over `minutes` at `perMinute` on average: Poisson or evenly spaced. */
-export function arrivals(kind: 'poisson' | 'uniform', perMinute: number, minutes: number, seed: number): number[] {
-  const out: number[] = [];
-  const mean = 60_000 / perMinute;
-  const rand = rng(seed);
-  let t = 0;
-  for (;;) {
-    t += kind === 'poisson' ? -Math.log(1 - rand()) * mean : mean;
-    if (t >= minutes * 60_000) return out;
-    out.push(Math.floor(t));
-  }
-}
+import { arrivals, exactSlidingLog, fakeClock, forEachBackend, memoryUsageStore, rng } from './helpers.ts';
 
 const LIMIT = 60;
 const MINUTES = 30;

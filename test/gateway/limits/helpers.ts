@@ -165,3 +165,17 @@ export function exactSlidingLog(limit: number, windowMs = 60_000) {
     return false;
   };
 }
+
+/** Arrival times (ms offsets) over `minutes` at `perMinute` on average: Poisson or evenly spaced. */
+export function arrivals(kind: 'poisson' | 'uniform', perMinute: number, minutes: number, seed: number): number[] {
+  const out: number[] = [];
+  const mean = 60_000 / perMinute;
+  const rand = rng(seed);
+  let t = 0;
+  for (;;) {
+    t += kind === 'poisson' ? -Math.log(1 - rand()) * mean : mean;
+    if (t >= minutes * 60_000) return out;
+    out.push(Math.floor(t));
+  }
+}
+
