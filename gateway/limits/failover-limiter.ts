@@ -72,7 +72,7 @@ export function createResilientLimiter(opts: ResilientLimiterOptions): Resilient
         try {
           await primary.redis.ping();
           keep(fallback.drainAdmitted());
-          let batch = [...unreconciled.values()];
+          const batch = [...unreconciled.values()];
           unreconciled.clear();
           try {
             await primary.reconcile(batch);
@@ -96,7 +96,6 @@ export function createResilientLimiter(opts: ResilientLimiterOptions): Resilient
             'limits: Redis is back; added the in-process month counts to Redis and switched back to it',
           );
           if (rest.length > 0) {
-            batch = rest;
             await primary.reconcile(rest).catch((err) => {
               keep(rest);
               failOver(err);
