@@ -11,6 +11,8 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   const status = (err as { status?: number; statusCode?: number }).status ?? (err as { statusCode?: number }).statusCode;
   if (err instanceof ServiceError) {
     e = err;
+  } else if (status === 404) {
+    e = new ServiceError('not_found', MESSAGES.notFound);
   } else if (typeof status === 'number' && status === 413) {
     e = new ServiceError('payload_too_large');
   } else if (typeof status === 'number' && status >= 400 && status < 500) {

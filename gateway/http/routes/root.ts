@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { Router } from 'express';
@@ -16,7 +17,7 @@ export function rootRoutes(deps: { version: string }): Router {
   r.get(OPENAPI_PATH, (_req, res) => {
     res.type('application/json').sendFile(openapiFile);
   });
-  const swaggerDir = path.dirname(fileURLToPath(import.meta.resolve('swagger-ui-dist/package.json')));
+  const swaggerDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   r.use('/docs/ui', express.static(swaggerDir, { index: false, maxAge: '1d' }));
   const page = fs.readFileSync(path.join(ROOT, 'gateway', 'http', 'docs-page.html'), 'utf8');
   r.get(['/docs', '/docs/'], (_req, res) => {
