@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# One command on a fresh machine: install, then start the whole service on its embedded defaults
+# (PGlite in ./.data, in-process limiter, a local renderer). It prints an admin token, a demo API key
+# and the first calls to make.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$node_major" -lt 20 ]; then
+  echo "Node.js 20 or newer is needed (found: $(node --version 2>/dev/null || echo none))" >&2
+  exit 1
+fi
+
+# The gl backend runs on Vulkan (Mesa's lavapipe without a GPU). Without it the renderer serves the
+# same pictures from its cpu backend, so this step is best effort.
+if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && ! dpkg -s mesa-vulkan-drivers >/dev/null 2>&1; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mesa-vulkan-drivers libvulkan1 >/dev/null) \
+    || echo "note: could not install Mesa Vulkan; the renderer will use its cpu backend"
+fi
+
+npm ci --no-audit --no-fund
+exec npm start
