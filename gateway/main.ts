@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   }
   const renderer = createGrpcImageRenderer({ addresses: rendererAddr, logger });
   const gw = await startGateway({ config, logger, renderer });
-  printWelcome(gw.url.replace('127.0.0.1', 'localhost'), gw.adminToken, gw.generatedAdminToken, gw.demoKey);
+  printWelcome(gw.url.replace('127.0.0.1', 'localhost'), gw.adminToken, gw.generatedAdminToken, gw.demoKey, gw.exampleImagePath);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
-function printWelcome(url: string, adminToken: string, newAdmin: boolean, demoKey: string | null): void {
+function printWelcome(url: string, adminToken: string, newAdmin: boolean, demoKey: string | null, example: string | null): void {
   const lines = ['', `Vehicle image service is up at ${url}`];
   if (newAdmin) lines.push(`Admin token (generated once, kept in DATA_DIR/secrets.json): ${adminToken}`);
   if (demoKey) {
@@ -55,12 +55,19 @@ function printWelcome(url: string, adminToken: string, newAdmin: boolean, demoKe
       '',
       'Try:',
       `  curl -s -H 'x-api-key: ${demoKey}' ${url}/v1/makes`,
-      `  curl -s -H 'x-api-key: ${demoKey}' '${url}/v1/search?q=vento'`,
+      `  curl -s -H 'x-api-key: ${demoKey}' '${url}/v1/search?q=2024'`,
     );
+    if (example) {
+      lines.push(
+        'A first image (the JSON carries a signed image_url; download it):',
+        `  curl -s -H 'x-api-key: ${demoKey}' '${url}${example}?color=red&plate=AB%20123&format=png' | tee /tmp/image.json`,
+        `  curl -s -o car.png "$(node -p 'require("/tmp/image.json").image_url')"`,
+      );
+    }
   } else {
     lines.push(
-      'Get a key:',
-      `  npm run admin -- orgs create "My org"      # then: contract set, keys create (see README)`,
+      'The demo key was printed at the first start. A new one:',
+      `  npm run admin -- quickstart "My org"      # organisation + contract + key (see README)`,
     );
   }
   lines.push(`API documentation: ${url}/docs`, '');

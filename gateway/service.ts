@@ -27,6 +27,8 @@ export interface GatewayHandle {
   adminToken: string;
   /** Printed once: the demo organisation's key, when this start created it. */
   demoKey: string | null;
+  /** A published view of the catalog, for the first-image example printed at start. */
+  exampleImagePath: string | null;
   generatedAdminToken: boolean;
   db: Database;
   limiter: ManagedLimiter;
@@ -66,6 +68,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     demoKey = (await seedDemoOrganization(db, admin))?.key ?? null;
   }
 
+  const exampleImagePath = await findExampleImagePath(db);
   let baseUrl = config.publicBaseUrl ?? '';
   const app = buildApp({
     logger,
@@ -101,6 +104,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     port,
     adminToken: secrets.adminToken,
     demoKey,
+    exampleImagePath,
     generatedAdminToken: secrets.generated.adminToken,
     db,
     limiter,
@@ -115,6 +119,20 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
       if (ownsDb) await db.close();
     },
   };
+}
+
+async function findExampleImagePath(db: Database): Promise<string | null> {
+  const rows = await db.query<{ make: string; model: string; year: number; variant: string | null; view: string; n: number }>(
+    `SELECT mk.slug AS make, md.slug AS model, v.year, v.variant_slug AS variant, vv.view,
+            (SELECT count(*)::int FROM vehicles o WHERE o.model_id = v.model_id AND o.year = v.year AND o.published) AS n
+       FROM vehicles v JOIN models md ON md.id = v.model_id JOIN makes mk ON mk.id = md.make_id
+       JOIN vehicle_views vv ON vv.vehicle_id = v.id AND vv.published AND vv.view = 'front_left'
+      WHERE v.published ORDER BY mk.slug, md.slug, v.year DESC LIMIT 1`,
+  );
+  const r = rows[0];
+  if (!r) return null;
+  const variant = r.n > 1 && r.variant ? `/${r.variant}` : '';
+  return `/v1/makes/${r.make}/models/${r.model}/${r.year}${variant}/${r.view}`;
 }
 
 function readVersion(): string {
