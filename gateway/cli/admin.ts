@@ -48,7 +48,9 @@ async function call(g: Globals, method: string, p: string, body?: unknown, conte
   return data;
 }
 
-const print = (data: unknown) => process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
+const print = (data: unknown): void => {
+  process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
+};
 const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
 const int = (s: string) => {
   const n = Number(s);
