@@ -43,6 +43,8 @@ export interface GatewayOptions {
   assetsDir?: string;
   /** Injected database (tests share one between instances); otherwise opened from config. */
   db?: Database;
+  /** The catalog seeded into an empty database (default assets/demo-catalog.json). */
+  demoCatalogFile?: string;
 }
 
 /** The gateway's composition root: builds every dependency from config, passes it in, listens. */
@@ -63,7 +65,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
 
   const embedded = !config.databaseUrl;
   let demoKey: string | null = null;
-  if (config.seedDemo === 'true' || (config.seedDemo === 'auto')) await seedDemoCatalog(db, assets, logger);
+  if (config.seedDemo === 'true' || (config.seedDemo === 'auto')) await seedDemoCatalog(db, assets, logger, opts.demoCatalogFile);
   if (config.seedDemo === 'true' || (config.seedDemo === 'auto' && embedded)) {
     demoKey = (await seedDemoOrganization(db, admin))?.key ?? null;
   }

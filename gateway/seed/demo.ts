@@ -10,11 +10,7 @@ import type { Database } from '../db/database.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** The demo catalog: the studio content's when present, else the small placeholder. */
-export function demoCatalogPath(): string {
-  const studio = path.join(ROOT, 'assets', 'demo-catalog.json');
-  return fs.existsSync(studio) ? studio : path.join(ROOT, 'gateway', 'seed', 'placeholder-catalog.json');
-}
+export const DEMO_CATALOG_PATH = path.join(ROOT, 'assets', 'demo-catalog.json');
 
 async function once(db: Database, key: string): Promise<boolean> {
   const rows = await db.query("INSERT INTO settings (key, value) VALUES ($1, 'done') ON CONFLICT DO NOTHING RETURNING key", [key]);
@@ -22,12 +18,22 @@ async function once(db: Database, key: string): Promise<boolean> {
 }
 
 /** Imports the demo catalog into an empty catalog, once per database. */
-export async function seedDemoCatalog(db: Database, assets: AssetSetDirectory, logger: Logger): Promise<void> {
+export async function seedDemoCatalog(
+  db: Database,
+  assets: AssetSetDirectory,
+  logger: Logger,
+  file = DEMO_CATALOG_PATH,
+): Promise<void> {
   const [{ n }] = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM vehicles')) as [{ n: number }];
   if (n > 0 || !(await once(db, 'demo_catalog_seeded'))) return;
-  const file = demoCatalogPath();
-  const summary = await importCatalog(db, assets, parseCatalogJson(fs.readFileSync(file, 'utf8')));
-  logger.info({ file: path.relative(ROOT, file), ...summary }, 'seeded the demo catalog');
+  try {
+    const summary = await importCatalog(db, assets, parseCatalogJson(fs.readFileSync(file, 'utf8')));
+    logger.info({ file: path.relative(ROOT, file), ...summary }, 'seeded the demo catalog');
+  } catch (err) {
+    // The service still runs (an operator can import a catalog); the next start tries again.
+    await db.query("DELETE FROM settings WHERE key = 'demo_catalog_seeded'");
+    logger.error({ err, file }, 'could not seed the demo catalog');
+  }
 }
 
 /** Creates the demo organisation, its contract and a key, once; returns the key to print. */

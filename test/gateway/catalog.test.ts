@@ -3,7 +3,7 @@ import { VIEW_IDS } from '../../shared/views.ts';
 import { backendLabel } from './support/backend.ts';
 import { startTestGateway, type TestGateway } from './support/gateway-fixture.ts';
 
-// The placeholder demo catalog (gateway/seed/placeholder-catalog.json) is imported into every test
+// The test catalog (support/test-catalog.json) is imported into every test
 // gateway: Aurelia Vento 2024 has three variants (base, gt [sports], estate), 2023 one, 2021 is unpublished;
 // Aurelia Terra (suv), Koruna Cargo (light-commercial), Mirelle Étoile 2019 (sports, two variants).
 describe(`catalog walk (${backendLabel()})`, () => {

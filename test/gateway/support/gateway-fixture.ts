@@ -1,12 +1,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadGatewayConfig } from '../../../shared/config.ts';
 import { createLogger } from '../../../shared/logger.ts';
 import type { Database } from '../../../gateway/db/database.ts';
 import type { ImageRenderer } from '../../../gateway/render/image-renderer.ts';
 import { startGateway, type GatewayHandle } from '../../../gateway/service.ts';
 import { REAL_REDIS_URL, createScratchDatabase } from './backend.ts';
+
+/** A small catalog whose shape the suites rely on (see catalog.test.ts). */
+export const TEST_CATALOG = fileURLToPath(new URL('./test-catalog.json', import.meta.url));
 
 export interface TestGateway extends GatewayHandle {
   admin: AdminClient;
@@ -44,7 +48,7 @@ export interface StartOptions {
 }
 
 /**
- * A real gateway on port 0 over the suite's backend (see backend.ts), with the placeholder demo
+ * A real gateway on port 0 over the suite's backend (see backend.ts), with the test
  * catalog imported and no demo organisation (tests make their own through the admin API).
  */
 export async function startTestGateway(opts: StartOptions = {}): Promise<TestGateway> {
@@ -65,6 +69,7 @@ export async function startTestGateway(opts: StartOptions = {}): Promise<TestGat
     logger: createLogger('test-gateway', config.logLevel),
     renderer: opts.renderer ?? null,
     db: opts.db,
+    demoCatalogFile: TEST_CATALOG,
   });
   const admin = new AdminClient(gw.url, gw.adminToken);
   return {
