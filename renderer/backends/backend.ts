@@ -1,0 +1,44 @@
+import type { Layers } from '../assets/layers.ts';
+import type { Mat3 } from '../plate/homography.ts';
+import type { PlateTexture } from '../plate/plate-raster.ts';
+
+/** Where the plate goes in the output picture. */
+export interface PlatePlacement {
+  tex: PlateTexture;
+  /** Output pixel coordinates (pixel centres at +0.5) → unit-square plate coordinates. */
+  hinv: Mat3;
+  /** Output pixels that may be touched: [x0, y0, x1, y1), clipped to the picture. */
+  bbox: [number, number, number, number];
+}
+
+/** Everything a compositor needs for one picture; layers are already at the output size. */
+export interface CompositeJob {
+  layers: Layers;
+  /** Paint colour, linear light RGB. */
+  color: [number, number, number];
+  /** Multiply the studio shadow (only set when the view has one). */
+  shadow: boolean;
+  plate: PlatePlacement | null;
+}
+
+/** An 8-bit sRGB picture, rows top to bottom, no padding; RGB, or RGBA with alpha ignored (gl readback). */
+export interface RgbImage {
+  width: number;
+  height: number;
+  data: Uint8Array;
+  channels: 3 | 4;
+}
+
+/** A compositor backend: gl (headless-gl + three.js) or cpu (worker threads). */
+export interface Compositor {
+  readonly name: 'gl' | 'cpu';
+  /** For the log and the bench: e.g. the GL renderer string or "cpu × 2 workers". */
+  readonly description: string;
+  composite(job: CompositeJob): Promise<RgbImage>;
+  /** Drops cached GPU resources of layers that left the asset cache. */
+  forget?(layersKey: string): void;
+  close(): Promise<void>;
+}
+
+/** The plate's light: the base shot's luminance at the blank plate, relative to a lit white plate. */
+export const PLATE_WHITE_LINEAR = 0.8;

@@ -1,0 +1,290 @@
+import { createRequire } from 'node:module';
+import { LRUCache } from 'lru-cache';
+import * as THREE from 'three';
+import type { Logger } from '../../../shared/logger.ts';
+import type { Layers } from '../../assets/layers.ts';
+import type { PlateTexture } from '../../plate/plate-raster.ts';
+import { PLATE_WHITE_LINEAR, type CompositeJob, type Compositor, type RgbImage } from '../backend.ts';
+import { FRAGMENT_SHADER, VERTEX_SHADER } from './shaders.ts';
+
+const require = createRequire(import.meta.url);
+
+/** The few members of headless-gl's WebGL2RenderingContext used here (no DOM typings in this project). */
+interface GL {
+  readonly RENDERER: number;
+  readonly VERSION: number;
+  getParameter(p: number): unknown;
+  _getParameterDirect?(p: number): unknown;
+  getExtension(name: string): { destroy(): void } | null;
+}
+
+/** The real ANGLE renderer string (headless-gl masks RENDERER behind a constant). */
+function glInfo(gl: GL): string {
+  const direct = (p: number) => String(gl._getParameterDirect ? gl._getParameterDirect(p) : gl.getParameter(p));
+  return `${direct(gl.RENDERER)} | ${direct(gl.VERSION)}`;
+}
+
+/**
+ * Creates a headless WebGL2 context on ANGLE (Vulkan back end: Mesa lavapipe without a GPU, the
+ * NVIDIA driver's Vulkan on GPU nodes). Throws when gl is not installed or no context can be made.
+ */
+export function createHeadlessGl(width = 1, height = 1): GL {
+  process.env.ANGLE_DEFAULT_PLATFORM ??= 'vulkan';
+  let createGL: (w: number, h: number, o: Record<string, unknown>) => GL | null;
+  try {
+    createGL = require('gl');
+  } catch (e) {
+    throw new Error(`the optional package gl is not installed (${(e as Error).message})`);
+  }
+  const gl = createGL(width, height, {
+    createWebGL2Context: true,
+    antialias: false,
+    alpha: true,
+    depth: false,
+    stencil: false,
+    premultipliedAlpha: false,
+    preserveDrawingBuffer: false,
+  });
+  if (!gl) throw new Error('headless-gl could not create a context (is a Vulkan ICD installed and libvulkan.so.1 linked?)');
+  if (typeof (gl as { texImage3D?: unknown }).texImage3D !== 'function') {
+    throw new Error('headless-gl returned a WebGL 1 context; WebGL 2 is required');
+  }
+  return gl;
+}
+
+interface LayerTextures {
+  base: THREE.DataTexture;
+  paint: THREE.DataTexture;
+  diffuse: THREE.DataTexture;
+  specular: THREE.DataTexture;
+  shadow: THREE.DataTexture | null;
+  bytes: number;
+}
+
+function tex(
+  data: ArrayBufferView,
+  w: number,
+  h: number,
+  format: THREE.PixelFormat,
+  type: THREE.TextureDataType,
+  internal: THREE.PixelFormatGPU | null,
+  filter: THREE.MagnificationTextureFilter,
+): THREE.DataTexture {
+  // headless-gl wants plain ArrayBuffers; layers live in SharedArrayBuffers for the cpu workers
+  const plain =
+    data.buffer instanceof SharedArrayBuffer
+      ? new (data.constructor as new (n: number) => ArrayBufferView & { set(a: ArrayLike<number>): void; length: number })(
+          (data as unknown as { length: number }).length,
+        )
+      : data;
+  if (plain !== data) (plain as unknown as { set(a: ArrayLike<number>): void }).set(data as unknown as ArrayLike<number>);
+  const t = new THREE.DataTexture(plain as never, w, h, format, type);
+  t.internalFormat = internal;
+  t.minFilter = filter as THREE.MinificationTextureFilter;
+  t.magFilter = filter;
+  t.wrapS = THREE.ClampToEdgeWrapping;
+  t.wrapT = THREE.ClampToEdgeWrapping;
+  t.generateMipmaps = false;
+  t.flipY = false;
+  t.unpackAlignment = 1;
+  t.colorSpace = THREE.NoColorSpace;
+  t.needsUpdate = true;
+  return t;
+}
+
+/**
+ * The gl backend: three.js (WebGL 2) on headless-gl. Layers become textures once (cached per
+ * layers key, bounded by bytes); one full-screen pass evaluates the same formula as the cpu kernel
+ * with texelFetch at exact pixels, and the plate is placed by the inverse homography per fragment,
+ * sampled bilinearly from its padded float texture. One context, used by one render at a time.
+ */
+export class GlCompositor implements Compositor {
+  readonly name = 'gl' as const;
+  readonly description: string;
+  private readonly renderer: THREE.WebGLRenderer;
+  private readonly scene = new THREE.Scene();
+  private readonly camera = new THREE.Camera();
+  private readonly material: THREE.RawShaderMaterial;
+  private readonly target: THREE.WebGLRenderTarget;
+  private readonly textures: LRUCache<string, LayerTextures>;
+  private readonly plates = new WeakMap<PlateTexture, THREE.DataTexture>();
+  private readonly plateList: { key: PlateTexture; tex: THREE.DataTexture }[] = [];
+  private readonly dummy8: THREE.DataTexture;
+  private readonly dummyF: THREE.DataTexture;
+  private chain: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    private readonly gl: GL,
+    private readonly logger: Logger,
+  ) {
+    this.description = glInfo(gl);
+    const canvas = {
+      width: 1,
+      height: 1,
+      style: {},
+      addEventListener() {},
+      removeEventListener() {},
+      getContext: () => gl,
+    };
+    this.renderer = new THREE.WebGLRenderer({ canvas: canvas as never, context: gl as never, antialias: false });
+    this.renderer.autoClear = false;
+    this.renderer.outputColorSpace = THREE.LinearSRGBColorSpace;
+    this.target = new THREE.WebGLRenderTarget(1, 1, {
+      type: THREE.UnsignedByteType,
+      format: THREE.RGBAFormat,
+      depthBuffer: false,
+      stencilBuffer: false,
+      generateMipmaps: false,
+      minFilter: THREE.NearestFilter,
+      magFilter: THREE.NearestFilter,
+    });
+    this.dummy8 = tex(new Uint8Array([0]), 1, 1, THREE.RedFormat, THREE.UnsignedByteType, 'R8', THREE.NearestFilter);
+    this.dummyF = tex(new Float32Array(4), 1, 1, THREE.RGBAFormat, THREE.FloatType, 'RGBA32F', THREE.LinearFilter);
+    this.material = new THREE.RawShaderMaterial({
+      glslVersion: THREE.GLSL3,
+      vertexShader: VERTEX_SHADER,
+      fragmentShader: FRAGMENT_SHADER,
+      depthTest: false,
+      depthWrite: false,
+      uniforms: {
+        uBase: { value: this.dummy8 },
+        uPaint: { value: this.dummy8 },
+        uDiffuse: { value: null },
+        uSpecular: { value: null },
+        uShadow: { value: this.dummy8 },
+        uHasShadow: { value: false },
+        uColor: { value: new THREE.Vector3() },
+        uPlate: { value: this.dummyF },
+        uHasPlate: { value: false },
+        uHinv: { value: new THREE.Matrix3() },
+        uPlateGeom: { value: new THREE.Vector4() },
+        uPlateTex: { value: new THREE.Vector2(1, 1) },
+        uBBox: { value: new THREE.Vector4() },
+        uPlateWhite: { value: PLATE_WHITE_LINEAR },
+      },
+    });
+    const geom = new THREE.BufferGeometry();
+    geom.setAttribute('position', new THREE.BufferAttribute(new Float32Array([-1, -1, 0, 3, -1, 0, -1, 3, 0]), 3));
+    const mesh = new THREE.Mesh(geom, this.material);
+    mesh.frustumCulled = false;
+    this.scene.add(mesh);
+    this.textures = new LRUCache<string, LayerTextures>({
+      maxSize: 1024 * 1024 * 1024,
+      sizeCalculation: (t) => Math.max(1, t.bytes),
+      dispose: (t) => {
+        for (const x of [t.base, t.paint, t.diffuse, t.specular, t.shadow]) x?.dispose();
+      },
+    });
+  }
+
+  static async create(opts: { logger: Logger }): Promise<GlCompositor> {
+    const gl = createHeadlessGl();
+    const c = new GlCompositor(gl, opts.logger);
+    // a first draw compiles the program now rather than on the first request
+    c.drawSync(
+      {
+        layers: {
+          key: '__warmup',
+          width: 2,
+          height: 2,
+          base: new Uint8Array(12),
+          paint: new Uint8Array(4),
+          diffuse: new Uint16Array(4),
+          specular: new Uint16Array(4),
+          shadow: null,
+          bytes: 0,
+        },
+        color: [0, 0, 0],
+        shadow: false,
+        plate: null,
+      },
+      false,
+    );
+    c.textures.delete('__warmup');
+    return c;
+  }
+
+  private layerTextures(l: Layers): LayerTextures {
+    let t = this.textures.get(l.key);
+    if (!t) {
+      const { width: w, height: h } = l;
+      t = {
+        // RGB as a single-channel texture three times as wide: no RGB→RGBA copy, texelFetch per channel
+        base: tex(l.base, w * 3, h, THREE.RedFormat, THREE.UnsignedByteType, 'R8', THREE.NearestFilter),
+        paint: tex(l.paint, w, h, THREE.RedFormat, THREE.UnsignedByteType, 'R8', THREE.NearestFilter),
+        diffuse: tex(l.diffuse, w, h, THREE.RedIntegerFormat, THREE.UnsignedShortType, 'R16UI', THREE.NearestFilter),
+        specular: tex(l.specular, w, h, THREE.RedIntegerFormat, THREE.UnsignedShortType, 'R16UI', THREE.NearestFilter),
+        shadow: l.shadow ? tex(l.shadow, w, h, THREE.RedFormat, THREE.UnsignedByteType, 'R8', THREE.NearestFilter) : null,
+        bytes: l.bytes,
+      };
+      this.textures.set(l.key, t);
+    }
+    return t;
+  }
+
+  private plateTexture(p: PlateTexture): THREE.DataTexture {
+    let t = this.plates.get(p);
+    if (!t) {
+      t = tex(p.data, p.tw, p.th, THREE.RGBAFormat, THREE.FloatType, 'RGBA32F', THREE.LinearFilter);
+      this.plates.set(p, t);
+      this.plateList.push({ key: p, tex: t });
+      if (this.plateList.length > 32) this.plateList.shift()!.tex.dispose();
+    }
+    return t;
+  }
+
+  private drawSync(job: CompositeJob, read = true): RgbImage {
+    const l = job.layers;
+    const { width, height } = l;
+    const t = this.layerTextures(l);
+    const u = this.material.uniforms as Record<string, THREE.IUniform>;
+    u.uBase!.value = t.base;
+    u.uPaint!.value = t.paint;
+    u.uDiffuse!.value = t.diffuse;
+    u.uSpecular!.value = t.specular;
+    u.uShadow!.value = job.shadow && t.shadow ? t.shadow : this.dummy8;
+    u.uHasShadow!.value = Boolean(job.shadow && t.shadow);
+    (u.uColor!.value as THREE.Vector3).set(...job.color);
+    if (job.plate) {
+      const p = job.plate;
+      const h = p.hinv;
+      u.uPlate!.value = this.plateTexture(p.tex);
+      u.uHasPlate!.value = true;
+      (u.uHinv!.value as THREE.Matrix3).set(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8]);
+      (u.uPlateGeom!.value as THREE.Vector4).set(p.tex.pw, p.tex.ph, p.tex.pad, 0);
+      (u.uPlateTex!.value as THREE.Vector2).set(p.tex.tw, p.tex.th);
+      (u.uBBox!.value as THREE.Vector4).set(...p.bbox);
+    } else {
+      u.uPlate!.value = this.dummyF;
+      u.uHasPlate!.value = false;
+    }
+    this.target.setSize(width, height);
+    this.renderer.setRenderTarget(this.target);
+    this.renderer.render(this.scene, this.camera);
+    const out = new Uint8Array(width * height * 4);
+    if (read) this.renderer.readRenderTargetPixels(this.target, 0, 0, width, height, out);
+    this.renderer.setRenderTarget(null);
+    return { width, height, data: out, channels: 4 };
+  }
+
+  composite(job: CompositeJob): Promise<RgbImage> {
+    // one context: renders take turns (each is synchronous GL work; encoding runs after, off this chain)
+    const run = this.chain.then(() => this.drawSync(job));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  forget(layersKey: string): void {
+    this.textures.delete(layersKey);
+  }
+
+  async close(): Promise<void> {
+    await this.chain;
+    this.textures.clear();
+    for (const p of this.plateList.splice(0)) p.tex.dispose();
+    this.target.dispose();
+    this.material.dispose();
+    this.renderer.dispose();
+    this.gl.getExtension('STACKGL_destroy_context')?.destroy();
+  }
+}

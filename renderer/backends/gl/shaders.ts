@@ -1,0 +1,65 @@
+/**
+ * GLSL ES 3.00 for the gl backend. The fragment shader is the cpu kernel's formula
+ * (renderer/backends/cpu/kernel.ts): exact texel fetches at the output pixel, linear light, one
+ * encode to sRGB at the end; the plate by the inverse homography per fragment.
+ * Framebuffer row y holds picture row y, so readPixels yields rows top to bottom.
+ */
+export const VERTEX_SHADER = /* glsl */ `
+precision highp float;
+in vec3 position;
+void main() { gl_Position = vec4(position.xy, 0.0, 1.0); }
+`;
+
+export const FRAGMENT_SHADER = /* glsl */ `
+precision highp float;
+precision highp int;
+precision highp usampler2D;
+uniform sampler2D uBase;      // RGB8 as R8, three texels per pixel
+uniform sampler2D uPaint;     // R8
+uniform usampler2D uDiffuse;  // R16UI, linear / 65535
+uniform usampler2D uSpecular; // R16UI, linear / 65535
+uniform sampler2D uShadow;    // R8
+uniform bool uHasShadow;
+uniform vec3 uColor;          // linear
+uniform sampler2D uPlate;     // RGBA32F premultiplied linear, padded
+uniform bool uHasPlate;
+uniform mat3 uHinv;           // output pixel → unit plate square
+uniform vec4 uPlateGeom;      // pw, ph, pad, -
+uniform vec2 uPlateTex;       // tw, th
+uniform vec4 uBBox;           // x0, y0, x1, y1
+uniform float uPlateWhite;
+out vec4 outColor;
+
+float s2l(float c) { return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4); }
+float l2s(float c) {
+  c = clamp(c, 0.0, 1.0);
+  return c <= 0.0031308 ? c * 12.92 : 1.055 * pow(c, 1.0 / 2.4) - 0.055;
+}
+
+void main() {
+  ivec2 p = ivec2(gl_FragCoord.xy);
+  vec3 b = vec3(
+    s2l(texelFetch(uBase, ivec2(p.x * 3, p.y), 0).r),
+    s2l(texelFetch(uBase, ivec2(p.x * 3 + 1, p.y), 0).r),
+    s2l(texelFetch(uBase, ivec2(p.x * 3 + 2, p.y), 0).r));
+  vec3 c = b;
+  float m = texelFetch(uPaint, p, 0).r;
+  if (m > 0.0) {
+    float D = float(texelFetch(uDiffuse, p, 0).r) / 65535.0;
+    float S = float(texelFetch(uSpecular, p, 0).r) / 65535.0;
+    c += (uColor * D + vec3(S) - c) * m;
+  }
+  if (uHasShadow) c *= 1.0 - texelFetch(uShadow, p, 0).r;
+  if (uHasPlate && float(p.x) >= uBBox.x && float(p.y) >= uBBox.y && float(p.x) < uBBox.z && float(p.y) < uBBox.w) {
+    vec3 h = uHinv * vec3(vec2(p) + 0.5, 1.0);
+    if (h.z > 0.0) {
+      vec2 uv = h.xy / h.z;
+      vec2 tc = (uPlateGeom.zz + uv * uPlateGeom.xy) / uPlateTex;
+      vec4 s = texture(uPlate, tc);
+      float light = min(dot(b, vec3(0.2126, 0.7152, 0.0722)) / uPlateWhite, 1.0);
+      c = c * (1.0 - s.a) + s.rgb * light;
+    }
+  }
+  outColor = vec4(l2s(c.r), l2s(c.g), l2s(c.b), 1.0);
+}
+`;

@@ -1,0 +1,36 @@
+import sharp from 'sharp';
+import { CONTENT_TYPES, type ImageFormat } from '../../shared/render-options.ts';
+import type { RgbImage } from '../backends/backend.ts';
+
+/**
+ * Encoder settings, chosen by measurement (docs/performance-renderer.md, "Encoder settings"):
+ * the smallest effort whose bytes are within a few per cent of the best, at a quality whose
+ * artefacts are not visible on the studio pictures. sharp strips all metadata by default; the
+ * pixels are sRGB, which is what a browser assumes without a profile.
+ */
+export const ENCODER = {
+  webp: { quality: 82, effort: 2, smartSubsample: false },
+  png: { compressionLevel: 6, adaptiveFiltering: false, palette: false },
+  jpeg: { quality: 86, mozjpeg: false, chromaSubsampling: '4:2:0', progressive: false },
+} as const;
+
+/** Changes whenever the settings above (or the compositing) change, so ETags change with the bytes. */
+export const ENCODER_TAG = 'enc1';
+
+export interface Encoded {
+  bytes: Buffer;
+  contentType: string;
+  width: number;
+  height: number;
+}
+
+export async function encodeImage(img: RgbImage, format: ImageFormat): Promise<Encoded> {
+  const input = Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength);
+  let s = sharp(input, { raw: { width: img.width, height: img.height, channels: img.channels } });
+  if (img.channels === 4) s = s.removeAlpha();
+  if (format === 'webp') s = s.webp(ENCODER.webp);
+  else if (format === 'png') s = s.png(ENCODER.png);
+  else s = s.jpeg(ENCODER.jpeg);
+  const bytes = await s.toBuffer();
+  return { bytes, contentType: CONTENT_TYPES[format], width: img.width, height: img.height };
+}

@@ -1,0 +1,102 @@
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from '../../shared/logger.ts';
+import { ServiceError, toServiceError } from '../../shared/errors.ts';
+import { RENDER_CHUNK_BYTES } from '../../shared/render-client.ts';
+import { formatFromProto } from '../../shared/render-request.ts';
+import type { RenderService } from '../render-service.ts';
+
+interface WireRenderRequest {
+  asset_set: string;
+  view: string;
+  color: string;
+  shadow: boolean;
+  plate?: string;
+  _plate?: string;
+  format: string;
+  width: number;
+}
+
+function grpcError(e: ServiceError): Partial<grpc.StatusObject> {
+  return { code: e.grpcStatus, details: e.message };
+}
+
+function deadlineOf(call: grpc.ServerWritableStream<unknown, unknown> | grpc.ServerUnaryCall<unknown, unknown>): number {
+  const d = call.getDeadline();
+  if (d instanceof Date) return d.getTime();
+  return typeof d === 'number' && Number.isFinite(d) ? d : Infinity;
+}
+
+/** The vehicle.render.v1.RenderService handlers over the transport-free RenderService. */
+export function renderHandlers(deps: { service: RenderService; logger: Logger; isDraining: () => boolean }) {
+  const { service, logger } = deps;
+  return {
+    async Render(call: grpc.ServerWritableStream<WireRenderRequest, unknown>) {
+      const t0 = performance.now();
+      let cancelled = false;
+      call.on('cancelled', () => {
+        cancelled = true;
+      });
+      try {
+        if (deps.isDraining()) throw new ServiceError('unavailable', 'The renderer is shutting down');
+        const r = call.request;
+        const hasPlate = r._plate === 'plate' || (r.plate !== undefined && r.plate !== '');
+        const result = await service.render(
+          {
+            assetSet: r.asset_set,
+            view: r.view,
+            color: r.color,
+            shadow: r.shadow,
+            plate: hasPlate ? (r.plate ?? '') : null,
+            format: formatFromProto(r.format),
+            width: r.width,
+          },
+          { deadline: deadlineOf(call) },
+        );
+        if (cancelled) return;
+        call.write({
+          header: {
+            content_type: result.contentType,
+            width: result.width,
+            height: result.height,
+            byte_length: result.bytes.length,
+            etag: result.etag,
+            warnings: result.warnings,
+            backend: result.backend,
+            cache_hit: result.cacheHit,
+          },
+        });
+        for (let off = 0; off < result.bytes.length && !cancelled; off += RENDER_CHUNK_BYTES) {
+          const ok = call.write({ chunk: result.bytes.subarray(off, off + RENDER_CHUNK_BYTES) });
+          if (!ok) await new Promise<void>((res) => call.once('drain', res));
+        }
+        call.end();
+        logger.debug(
+          { set: r.asset_set, view: r.view, width: r.width, format: result.contentType, hit: result.cacheHit, ms: Math.round(performance.now() - t0) },
+          'render',
+        );
+      } catch (e) {
+        const se = toServiceError(e);
+        if (!cancelled) call.emit('error', grpcError(se));
+      }
+    },
+
+    async DescribeSet(call: grpc.ServerUnaryCall<{ id: string }, unknown>, callback: grpc.sendUnaryData<unknown>) {
+      try {
+        if (deps.isDraining()) throw new ServiceError('unavailable', 'The renderer is shutting down');
+        const set = await service.describe(call.request.id);
+        const views: Record<string, unknown> = {};
+        for (const [id, v] of Object.entries(set.views)) {
+          views[id] = {
+            width: v.width,
+            height: v.height,
+            plate_quad: v.plateQuad ? v.plateQuad.map(([x, y]) => ({ x, y })) : [],
+            shadow: v.shadow,
+          };
+        }
+        callback(null, { id: set.id, revision: set.revision, views });
+      } catch (e) {
+        callback(grpcError(toServiceError(e)));
+      }
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import { ServiceError } from '../../shared/errors.ts';
+import type { RenderRequest } from '../../shared/render-request.ts';
+import type { AssetStore } from '../assets/asset-store.ts';
+import type { Layers } from '../assets/layers.ts';
+import type { AssetSetMeta, ViewMeta } from '../assets/set-format.ts';
+import type { Compositor, PlatePlacement, RgbImage } from '../backends/backend.ts';
+import type { Encoded } from '../encode/encode.ts';
+
+/** What the steps share: the resolved request, its deadline, and each step's product. */
+export interface RenderContext {
+  req: RenderRequest;
+  set: AssetSetMeta;
+  view: ViewMeta;
+  /** Epoch ms after which the render is abandoned; single flight pushes it out to the latest waiter's. */
+  deadline: { at: number };
+  layers?: Layers;
+  plate?: PlatePlacement | null;
+  image?: RgbImage;
+  encoded?: Encoded;
+  timings: Record<string, number>;
+}
+
+export interface StepDeps {
+  store: AssetStore;
+  backend: Compositor;
+}
+
+export interface Step {
+  name: string;
+  run(ctx: RenderContext, deps: StepDeps): Promise<void> | void;
+}
+
+export function checkDeadline(ctx: RenderContext, before: string): void {
+  if (Date.now() > ctx.deadline.at) {
+    throw new ServiceError('deadline_exceeded', `The deadline passed before ${before}`);
+  }
+}

@@ -1,0 +1,17 @@
+import { checkDeadline, type RenderContext, type Step, type StepDeps } from './context.ts';
+import { layersStep } from './steps/01-layers.ts';
+import { plateStep } from './steps/02-plate.ts';
+import { compositeStep } from './steps/03-composite.ts';
+import { encodeStep } from './steps/04-encode.ts';
+
+/** The render steps in order; the deadline is checked before each. */
+export const STEPS: readonly Step[] = [layersStep, plateStep, compositeStep, encodeStep];
+
+export async function runPipeline(ctx: RenderContext, deps: StepDeps, steps: readonly Step[] = STEPS): Promise<void> {
+  for (const step of steps) {
+    checkDeadline(ctx, step.name);
+    const t0 = performance.now();
+    await step.run(ctx, deps);
+    ctx.timings[step.name] = performance.now() - t0;
+  }
+}

@@ -1,0 +1,100 @@
+import * as grpc from '@grpc/grpc-js';
+import { ReflectionService } from '@grpc/reflection';
+import { HealthImplementation } from 'grpc-health-check';
+import type { RendererConfig } from '../shared/config.ts';
+import type { Logger } from '../shared/logger.ts';
+import { RENDER_SERVICE_NAME, loadRenderPackageDefinition, renderGrpcObject } from '../shared/render-client.ts';
+import { AssetStore } from './assets/asset-store.ts';
+import type { Compositor } from './backends/backend.ts';
+import { createCompositor } from './backends/select.ts';
+import { renderHandlers } from './grpc/handlers.ts';
+import { RenderQueue } from './render-queue.ts';
+import { RenderService } from './render-service.ts';
+
+/** Share of RENDER_CACHE_MB for decoded layers; the rest holds encoded renders. */
+export const LAYER_CACHE_SHARE = 0.75;
+
+export interface RendererServer {
+  port: number;
+  close(graceMs?: number): Promise<void>;
+}
+
+/** Handles for tests and the bench (not part of the contract the gateway uses). */
+export interface RendererInternals {
+  service: RenderService;
+  store: AssetStore;
+  backend: Compositor;
+  queue: RenderQueue;
+}
+
+/**
+ * The renderer's composition root: asset store, compositor (gl | cpu), bounded queue, render service,
+ * and the gRPC server with the render service, grpc.health.v1 and reflection. Port 0 picks a free port.
+ */
+export async function startRendererServer(opts: {
+  config: RendererConfig;
+  logger: Logger;
+  /** Receives the internals once started (tests, bench). */
+  onInternals?: (i: RendererInternals) => void;
+}): Promise<RendererServer> {
+  const { config, logger } = opts;
+  const layerBytes = Math.floor(config.cacheBytes * LAYER_CACHE_SHARE);
+  const store = new AssetStore({ dir: config.assetsDir, cacheBytes: layerBytes, logger });
+  await store.init();
+  const backend = await createCompositor({ choice: config.backend, workers: config.workers, logger });
+  store.onEvict = (key) => backend.forget?.(key);
+  const queue = new RenderQueue(config.workers, config.queueMax);
+  const service = new RenderService({
+    store,
+    backend,
+    queue,
+    renderCacheBytes: config.cacheBytes - layerBytes,
+    logger,
+  });
+  opts.onInternals?.({ service, store, backend, queue });
+
+  let draining = false;
+  const server = new grpc.Server({
+    'grpc.max_send_message_length': 1024 * 1024,
+    'grpc.max_receive_message_length': 64 * 1024,
+  });
+  const { RenderService: svc } = renderGrpcObject();
+  server.addService(svc.service, renderHandlers({ service, logger, isDraining: () => draining }) as unknown as grpc.UntypedServiceImplementation);
+  const health = new HealthImplementation({ '': 'SERVING', [RENDER_SERVICE_NAME]: 'SERVING' });
+  health.addToServer(server);
+  new ReflectionService(loadRenderPackageDefinition()).addToServer(server);
+
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${config.host}:${config.port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
+  );
+  logger.info(
+    { port, host: config.host, backend: backend.name, workers: config.workers, queueMax: config.queueMax, assets: config.assetsDir },
+    'renderer listening',
+  );
+
+  let closing: Promise<void> | null = null;
+  return {
+    port,
+    close(graceMs = 10_000) {
+      closing ??= (async () => {
+        draining = true;
+        health.setStatus('', 'NOT_SERVING');
+        health.setStatus(RENDER_SERVICE_NAME, 'NOT_SERVING');
+        // finish the renders in flight, then stop accepting calls and let open streams end
+        const idle = service.whenIdle();
+        const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), graceMs).unref());
+        const shut = new Promise<void>((r) => server.tryShutdown(() => r()));
+        const outcome = await Promise.race([Promise.all([idle, shut]).then(() => 'done' as const), timer]);
+        if (outcome === 'timeout') {
+          logger.warn({ active: service.active }, 'grace period over, closing open calls');
+          server.forceShutdown();
+        }
+        await backend.close();
+        logger.info('renderer stopped');
+      })();
+      return closing;
+    },
+  };
+}

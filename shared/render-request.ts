@@ -1,0 +1,66 @@
+import { ServiceError } from './errors.ts';
+import { FORMATS, WIDTH_MAX, WIDTH_MIN, normalisePlate, type ImageFormat } from './render-options.ts';
+import { isViewId, type ViewId } from './views.ts';
+
+/** One render as the gateway (or any internal service) asks the renderer for it. */
+export interface RenderRequest {
+  assetSet: string;
+  view: ViewId;
+  color: string; // '#RRGGBB'
+  shadow: boolean;
+  plate: string | null;
+  format: ImageFormat;
+  width: number;
+}
+
+export const RENDER_WARNING_CODES = ['SHADOW_UNAVAILABLE', 'PLATE_UNMAPPED'] as const;
+export type RenderWarningCode = (typeof RENDER_WARNING_CODES)[number];
+
+/** proto enum names of vehicle.render.v1.ImageFormat */
+export const FORMAT_TO_PROTO: Record<ImageFormat, string> = {
+  webp: 'IMAGE_FORMAT_WEBP',
+  png: 'IMAGE_FORMAT_PNG',
+  jpeg: 'IMAGE_FORMAT_JPEG',
+};
+
+export function formatFromProto(name: string | number | undefined): ImageFormat | null {
+  for (const f of FORMATS) if (FORMAT_TO_PROTO[f] === name) return f;
+  return null;
+}
+
+const COLOR_RE = /^#[0-9A-Fa-f]{6}$/;
+
+/**
+ * Checks and normalises a render request as the renderer accepts it: colour '#RRGGBB' (upper-cased),
+ * width an integer in 200..2400 (not clamped: clamping is the public API's rule, the renderer renders
+ * exactly what it is asked), plate in the plate alphabet (upper-cased, spaces collapsed).
+ * Throws ServiceError bad_request (INVALID_ARGUMENT) or not_found (unknown view id).
+ */
+export function normaliseRenderRequest(r: {
+  assetSet: string;
+  view: string;
+  color: string;
+  shadow: boolean;
+  plate: string | null;
+  format: string | null;
+  width: number;
+}): RenderRequest {
+  if (!r.assetSet) throw new ServiceError('bad_request', 'asset_set is required');
+  if (!isViewId(r.view)) throw new ServiceError('not_found', `Unknown view ${JSON.stringify(r.view).slice(0, 40)}`);
+  if (!COLOR_RE.test(r.color)) throw new ServiceError('bad_request', 'Invalid color: use #RRGGBB');
+  if (r.format === null || !(FORMATS as readonly string[]).includes(r.format)) {
+    throw new ServiceError('bad_request', 'Invalid format: use webp, png or jpeg');
+  }
+  if (!Number.isInteger(r.width) || r.width < WIDTH_MIN || r.width > WIDTH_MAX) {
+    throw new ServiceError('bad_request', `Invalid width: an integer from ${WIDTH_MIN} to ${WIDTH_MAX}`);
+  }
+  return {
+    assetSet: r.assetSet,
+    view: r.view,
+    color: r.color.toUpperCase(),
+    shadow: Boolean(r.shadow),
+    plate: r.plate === null ? null : normalisePlate(r.plate),
+    format: r.format as ImageFormat,
+    width: r.width,
+  };
+}

@@ -1,0 +1,95 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { loadRendererConfig, type RendererConfig } from '../../shared/config.ts';
+import { createLogger } from '../../shared/logger.ts';
+import { createRendererClient, type RendererClient, type RenderStream } from '../../shared/render-client.ts';
+import type { RenderRequest } from '../../shared/render-request.ts';
+import { makeSyntheticSet } from '../../renderer/assets/make-synthetic-set.ts';
+import { startRendererServer, type RendererInternals } from '../../renderer/server.ts';
+
+export const TEST_SET = 'testset';
+export const TEST_WIDTH = 480;
+
+let assetsDir: Promise<string> | null = null;
+
+/** A temporary ASSETS_DIR with a 480 px synthetic set (16-bit light layers) and a two-view set. Built once per run. */
+export function testAssets(): Promise<string> {
+  assetsDir ??= (async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'renderer-test-'));
+    await makeSyntheticSet(path.join(dir, TEST_SET), { width: TEST_WIDTH, revision: 't1', lightDepth: 16 });
+    await makeSyntheticSet(path.join(dir, 'twoviews'), { width: 320, revision: 't1', views: ['front', 'side_left'] });
+    return dir;
+  })();
+  return assetsDir;
+}
+
+export const quietLogger = createLogger('renderer-test', process.env.TEST_LOG_LEVEL ?? 'silent');
+
+export interface TestServer {
+  port: number;
+  client: RendererClient;
+  internals: RendererInternals;
+  config: RendererConfig;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(over: Partial<RendererConfig> = {}): Promise<TestServer> {
+  const dir = await testAssets();
+  const config: RendererConfig = {
+    ...loadRendererConfig({ RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1', ASSETS_DIR: dir, RENDER_BACKEND: 'cpu' }),
+    workers: 2,
+    ...over,
+  };
+  let internals: RendererInternals | null = null;
+  const server = await startRendererServer({ config, logger: quietLogger, onInternals: (i) => (internals = i) });
+  const client = createRendererClient({ addresses: `127.0.0.1:${server.port}` });
+  return {
+    port: server.port,
+    client,
+    internals: internals!,
+    config,
+    async close() {
+      client.close();
+      await server.close(2000);
+    },
+  };
+}
+
+export function req(over: Partial<RenderRequest> = {}): RenderRequest {
+  return { assetSet: TEST_SET, view: 'side_left', color: '#C41E3A', shadow: false, plate: null, format: 'png', width: TEST_WIDTH, ...over };
+}
+
+export async function readAll(s: RenderStream): Promise<{ bytes: Buffer; chunks: number[] }> {
+  const parts: Buffer[] = [];
+  for await (const b of s.body) parts.push(b);
+  return { bytes: Buffer.concat(parts), chunks: parts.map((p) => p.length) };
+}
+
+export async function renderBytes(client: RendererClient, r: RenderRequest, deadlineMs = 20_000) {
+  const s = await client.render(r, { deadlineMs });
+  const { bytes, chunks } = await readAll(s);
+  return { header: s.header, bytes, chunks };
+}
+
+export async function decode(bytes: Buffer): Promise<{ data: Buffer; width: number; height: number; format: string }> {
+  const meta = await sharp(bytes).metadata();
+  const { data, info } = await sharp(bytes).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  if (info.channels !== 3) throw new Error(`expected RGB, got ${info.channels} channels`);
+  return { data, width: info.width, height: info.height, format: meta.format ?? '?' };
+}
+
+export function psnr(a: Uint8Array, b: Uint8Array): number {
+  if (a.length !== b.length) throw new Error(`length ${a.length} vs ${b.length}`);
+  let se = 0;
+  for (let i = 0; i < a.length; i++) {
+    const d = a[i]! - b[i]!;
+    se += d * d;
+  }
+  const mse = se / a.length;
+  return mse === 0 ? Infinity : 10 * Math.log10((255 * 255) / mse);
+}
+
+/** gl must work when CI=true or REQUIRE_GL=1; elsewhere a missing context skips the gl tests. */
+export const GL_REQUIRED = process.env.CI === 'true' || process.env.REQUIRE_GL === '1';
