@@ -116,10 +116,13 @@ export async function readSetMeta(dir: string): Promise<AssetSetMeta> {
   const views: Partial<Record<ViewId, ViewMeta>> = {};
   const entries = Object.entries(s.views);
   if (entries.length === 0) throw new AssetSetError(setFile, 'views: no view listed');
-  for (const [viewId, v] of entries) {
+  for (const [viewId] of entries) {
     if (!isViewId(viewId)) {
       throw new AssetSetError(setFile, `views.${viewId}: unknown view id (expected one of ${VIEW_IDS.join(', ')})`);
     }
+  }
+  for (const [viewId, v] of entries) {
+    if (!isViewId(viewId)) continue;
     if (v.plate_quad) {
       const q = v.plate_quad as Quad;
       for (const [x, y] of q) {

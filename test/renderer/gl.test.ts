@@ -1,0 +1,114 @@
+import { expect } from 'chai';
+import { VIEW_IDS } from '../../shared/views.ts';
+import { AssetStore } from '../../renderer/assets/asset-store.ts';
+import type { Compositor, RgbImage } from '../../renderer/backends/backend.ts';
+import { CpuCompositor } from '../../renderer/backends/cpu/cpu-backend.ts';
+import type { RenderContext } from '../../renderer/pipeline/context.ts';
+import { layersStep } from '../../renderer/pipeline/steps/01-layers.ts';
+import { plateStep } from '../../renderer/pipeline/steps/02-plate.ts';
+import { hexToLinear } from '../../renderer/color/srgb.ts';
+import { GL_REQUIRED, TEST_SET, decode, psnr, quietLogger, renderBytes, req, startTestServer, testAssets } from './helpers.ts';
+
+/** Creates the gl compositor, or skips (saying why) unless CI=true / REQUIRE_GL=1, where failing to is a failure. */
+async function glOrSkip(ctx: Mocha.Context): Promise<Compositor | null> {
+  try {
+    const { GlCompositor } = await import('../../renderer/backends/gl/gl-backend.ts');
+    return await GlCompositor.create({ logger: quietLogger });
+  } catch (e) {
+    if (GL_REQUIRED) throw new Error(`gl backend required (CI=true or REQUIRE_GL=1) but unavailable: ${(e as Error).message}`);
+    console.log(`      SKIPPED gl tests: no WebGL2 context (${(e as Error).message}); set REQUIRE_GL=1 to make this fail`);
+    ctx.skip();
+    return null;
+  }
+}
+
+function rgb(img: RgbImage): Uint8Array {
+  if (img.channels === 3) return img.data;
+  const out = new Uint8Array(img.width * img.height * 3);
+  for (let i = 0, j = 0; i < out.length; i += 3, j += 4) {
+    out[i] = img.data[j]!;
+    out[i + 1] = img.data[j + 1]!;
+    out[i + 2] = img.data[j + 2]!;
+  }
+  return out;
+}
+
+describe('gl backend (headless-gl + three.js, WebGL 2)', function () {
+  this.timeout(120_000);
+  let gl: Compositor | null = null;
+  let cpu: Compositor;
+
+  before(async function () {
+    gl = await glOrSkip(this);
+    cpu = await CpuCompositor.create({ workers: 0, logger: quietLogger });
+  });
+  after(async () => {
+    await gl?.close();
+    await cpu?.close();
+  });
+
+  it('reports the ANGLE renderer string', () => {
+    expect(gl!.name).to.equal('gl');
+    expect(gl!.description).to.match(/ANGLE/);
+  });
+
+  it('agrees with the cpu backend: PSNR ≥ 35 dB for every view × 3 widths × 4 colours × shadow/plate on/off', async () => {
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 256 * 1024 * 1024, logger: quietLogger });
+    const set = await store.getSet(TEST_SET);
+    let worst = Infinity;
+    let worstCase = '';
+    let n = 0;
+    for (const view of VIEW_IDS) {
+      for (const width of [200, 331, 480]) {
+        for (const color of ['#C41E3A', '#1A1A1A', '#F5F5F5', '#1E4B8C']) {
+          for (const [shadow, plate] of [
+            [false, null],
+            [true, null],
+            [false, 'AB 1234'],
+            [true, 'XY-98 ÄÖ'],
+          ] as const) {
+            const ctx: RenderContext = {
+              req: { assetSet: TEST_SET, view, color, shadow, plate, format: 'png', width },
+              set,
+              view: set.views[view]!,
+              deadline: { at: Infinity },
+              timings: {},
+            };
+            await layersStep.run(ctx, { store, backend: cpu });
+            await plateStep.run(ctx, { store, backend: cpu });
+            const job = { layers: ctx.layers!, color: hexToLinear(color), shadow: shadow && ctx.view.shadow, plate: ctx.plate ?? null };
+            const a = rgb(await cpu.composite(job));
+            const b = rgb(await gl!.composite(job));
+            const p = psnr(a, b);
+            n++;
+            if (p < worst) {
+              worst = p;
+              worstCase = `${view} w=${width} ${color} shadow=${shadow} plate=${plate}`;
+            }
+            expect(p, `${view} w=${width} ${color} shadow=${shadow} plate=${plate}`).to.be.at.least(35);
+          }
+        }
+      }
+    }
+    console.log(`      ${n} pictures compared, lowest PSNR ${worst === Infinity ? 'inf (identical)' : worst.toFixed(1) + ' dB'} (${worstCase})`);
+  });
+
+  it('serves gl renders over gRPC that match the cpu server, and auto picks gl', async () => {
+    const g = await startTestServer({ backend: 'auto' });
+    const c = await startTestServer({ backend: 'cpu' });
+    try {
+      expect(g.internals.backend.name, 'RENDER_BACKEND=auto fell back to cpu although gl works').to.equal('gl');
+      for (const format of ['png', 'webp', 'jpeg'] as const) {
+        const r = req({ view: 'front_left', plate: 'M-AB 123', shadow: true, format, width: 360 });
+        const a = await decode((await renderBytes(g.client, r)).bytes);
+        const b = await decode((await renderBytes(c.client, r)).bytes);
+        expect(a.width).to.equal(360);
+        expect(a.format).to.equal(format);
+        expect(psnr(a.data, b.data), format).to.be.at.least(35);
+      }
+    } finally {
+      await g.close();
+      await c.close();
+    }
+  });
+});
