@@ -468,8 +468,8 @@ describe('docs/openapi.json', () => {
     });
 
     it('image download: 503 without a renderer, 304 on a matching ETag, 401/400 on bad tokens', async () => {
-      const years = ((await v1('/v1/search?q=20&limit=100')).body as JsonObject).results as JsonObject[];
-      const r = years.find((x) => x.variantSlug === null) ?? years[0]!;
+      const found = ((await v1('/v1/search?q=20&limit=100')).body as JsonObject).results as JsonObject[];
+      const r = found.find((x) => x.variantSlug === null) ?? found[0]!;
       const img = await v1(`/v1/makes/${String(r.makeSlug)}/models/${String(r.modelSlug)}/${String(r.year)}/${r.variantSlug ? `${String(r.variantSlug)}/` : ''}front?format=png`);
       expect(img.status).to.equal(200);
       const url = new URL((img.body as JsonObject).image_url as string);
