@@ -1,0 +1,135 @@
+/**
+ * Generates assets/demo-catalog.json (format "vehicle-catalog/v1"): invented makes and models, each
+ * model drawn on one of the baked sets. Deterministic (seeded); re-run after changing the lists:
+ *   npx tsx renderer/bake/demo-catalog.ts [--out assets/demo-catalog.json]
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { VIEW_IDS } from '../../shared/views.ts';
+
+type Cat = 'passenger-car' | 'suv' | 'light-commercial' | 'sports' | 'pickup';
+export const CATEGORIES: Array<{ slug: Cat; name: string }> = [
+  { slug: 'passenger-car', name: 'Passenger car' },
+  { slug: 'suv', name: 'SUV' },
+  { slug: 'light-commercial', name: 'Light commercial' },
+  { slug: 'sports', name: 'Sports' },
+  { slug: 'pickup', name: 'Pickup' },
+];
+
+/** model kind → [category, primary set, alternative set for a second variant] */
+const KINDS: Record<string, [Cat, string, string]> = {
+  sedan: ['passenger-car', 'sedan-a', 'sedan-a'],
+  limo: ['passenger-car', 'sedan-a', 'estate-a'],
+  hatch: ['passenger-car', 'hatchback-a', 'hatchback-b'],
+  city: ['passenger-car', 'hatchback-b', 'hatchback-a'],
+  estate: ['passenger-car', 'estate-a', 'estate-a'],
+  suv: ['suv', 'suv-a', 'suv-a'],
+  crossover: ['suv', 'suv-a', 'hatchback-a'],
+  coupe: ['sports', 'coupe-a', 'coupe-a'],
+  pickup: ['pickup', 'pickup-a', 'pickup-a'],
+  van: ['light-commercial', 'van-a', 'van-a'],
+};
+
+const MAKES: Array<[string, Array<[string, keyof typeof KINDS]>]> = [
+  ['Aurelia', [['Vento', 'sedan'], ['Lucca', 'hatch'], ['Serra', 'suv'], ['Corsa Alta', 'coupe']]],
+  ['Corvane', [['Meridian', 'limo'], ['Pike', 'crossover'], ['Tessel', 'estate']]],
+  ['Delmar', [['Harbor', 'van'], ['Ridgeback', 'pickup'], ['Breeze', 'city']]],
+  ['Estrada', [['Solano', 'sedan'], ['Cumbre', 'suv'], ['Brisa', 'hatch'], ['Faro', 'estate']]],
+  ['Falkor', [['Strix', 'coupe'], ['Talon', 'sedan'], ['Aerie', 'crossover']]],
+  ['Gavanti', [['Nove', 'city'], ['Quadra', 'sedan'], ['Viaggio', 'estate']]],
+  ['Halvor', [['Fjell', 'suv'], ['Bruk', 'van'], ['Skarp', 'pickup'], ['Lys', 'hatch']]],
+  ['Istra', [['Mira', 'hatch'], ['Kora', 'crossover'], ['Pula', 'sedan']]],
+  ['Kestrel', [['Hover', 'coupe'], ['Glide', 'limo'], ['Perch', 'estate']]],
+  ['Lumeno', [['Aura', 'city'], ['Halo', 'crossover'], ['Prisma', 'sedan']]],
+  ['Marrow', [['Haulmark', 'van'], ['Quarry', 'pickup'], ['Drover', 'suv']]],
+  ['Nordvik', [['Sund', 'estate'], ['Tind', 'suv'], ['Vika', 'hatch'], ['Storm', 'coupe']]],
+  ['Orvieto', [['Duomo', 'limo'], ['Tufo', 'city'], ['Rupe', 'crossover']]],
+  ['Quillon', [['Sabre', 'coupe'], ['Guard', 'pickup'], ['Hilt', 'sedan']]],
+];
+
+const VARIANT_NAMES: Array<[string, string]> = [
+  ['base', 'Base'], ['comfort', 'Comfort'], ['sport', 'Sport'], ['gt', 'GT'], ['long', 'Long'],
+  ['cargo', 'Cargo'], ['crew', 'Crew Cab'], ['touring', 'Touring'], ['hybrid', 'Hybrid'], ['limited', 'Limited'],
+];
+
+function slugify(s: string): string {
+  return s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+}
+
+/** Small deterministic PRNG (mulberry32). */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Variant {
+  slug: string | null;
+  name: string | null;
+  category: string;
+  asset_set: string;
+  published: boolean;
+  unpublished_views: string[];
+}
+
+export function buildDemoCatalog(): unknown {
+  const rand = rng(20240601);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+  let vehicleNo = 0;
+  const makes = MAKES.map(([makeName, models]) => ({
+    slug: slugify(makeName),
+    name: makeName,
+    models: models.map(([modelName, kind]) => {
+      const [category, setA, setB] = KINDS[kind]!;
+      const newest = 2024 - Math.floor(rand() * 2);
+      const span = 3 + Math.floor(rand() * 5); // 3..7 years
+      const years: Array<{ year: number; variants: Variant[] }> = [];
+      for (let k = 0; k < span; k++) {
+        const year = newest - k * (rand() < 0.25 ? 2 : 1);
+        if (year < 2015) break;
+        if (years.some((y) => y.year === year)) continue;
+        const several = rand() < 0.4;
+        const variants: Variant[] = [];
+        const mk = (slug: string | null, name: string | null, set: string): Variant => {
+          vehicleNo++;
+          const unpublished = vehicleNo % 29 === 7;
+          const hidden = vehicleNo % 17 === 3 ? [pick(VIEW_IDS)] : vehicleNo % 23 === 5 ? ['top_down', 'rear_left'] : [];
+          return { slug, name, category, asset_set: set, published: !unpublished, unpublished_views: hidden };
+        };
+        if (several) {
+          const n = 2 + Math.floor(rand() * 2);
+          const start = Math.floor(rand() * VARIANT_NAMES.length);
+          for (let i = 0; i < n; i++) {
+            const [slug, name] = VARIANT_NAMES[(start + i * 3) % VARIANT_NAMES.length]!;
+            variants.push(mk(slug, name, i === 1 ? setB : setA));
+          }
+        } else {
+          variants.push(mk(null, null, setA));
+        }
+        years.push({ year, variants });
+      }
+      years.sort((a, b) => b.year - a.year);
+      return { slug: slugify(modelName), name: modelName, models: undefined, years };
+    }).map(({ models: _m, ...rest }) => rest),
+  }));
+  // Make sure the decade is covered end to end: one long-running model reaches back to 2015.
+  const first = makes[0]!.models[0]!;
+  if (!first.years.some((y) => y.year === 2015)) {
+    first.years.push({ year: 2015, variants: [{ slug: null, name: null, category: 'passenger-car', asset_set: 'sedan-a', published: true, unpublished_views: [] }] });
+  }
+  return { format: 'vehicle-catalog/v1', categories: CATEGORIES, makes };
+}
+
+const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isMain) {
+  const i = process.argv.indexOf('--out');
+  const out = i > 0 ? process.argv[i + 1]! : 'assets/demo-catalog.json';
+  fs.writeFileSync(out, JSON.stringify(buildDemoCatalog(), null, 2) + '\n');
+  console.log(`wrote ${out}`);
+}

@@ -1,0 +1,651 @@
+/**
+ * Procedural vehicle: a lofted lower body (superellipse sections along spline profiles), a separate
+ * greenhouse loft (glass, roof and pillars told apart per quad), lathe-turned tyres and rims, wheel
+ * arches cut into the body in the fragment shader, lights, grille, mirrors and plate holders.
+ * Coordinates: metres, +X forward (nose at +length/2), +Y up (floor at 0), +Z the car's right side.
+ * Every mesh carries `userData.tag` (or per-group tags in `userData.tags`) so each bake pass can
+ * choose its own materials.
+ */
+import * as THREE from 'three';
+import type { VehicleParams } from './styles.ts';
+
+export type Tag =
+  | 'paint' | 'glass' | 'tyre' | 'rim' | 'dish' | 'trim' | 'chrome' | 'headlight' | 'taillight'
+  | 'grille' | 'plate' | 'interior' | 'liner';
+
+export interface ArchCut {
+  /** Wheel centres (x, y) of the front and rear axle. */
+  centers: [number, number][];
+  radius: number;
+  /** Only surfaces farther than this from the centre plane are cut. */
+  zCut: number;
+}
+
+export interface Vehicle {
+  group: THREE.Group;
+  arch: ArchCut;
+  /** Plate face corners in 3D, order: top-left, top-right, bottom-right, bottom-left as seen from outside. */
+  plates: { front: THREE.Vector3[]; rear: THREE.Vector3[] };
+  params: VehicleParams;
+}
+
+/** Monotone cubic (Fritsch–Carlson) interpolation through points sorted by x. */
+export function pchip(pts: Array<[number, number]>): (x: number) => number {
+  const xs = pts.map((p) => p[0]);
+  const ys = pts.map((p) => p[1]);
+  const n = xs.length;
+  const h: number[] = [];
+  const d: number[] = [];
+  for (let i = 0; i < n - 1; i++) {
+    h.push(xs[i + 1]! - xs[i]!);
+    d.push((ys[i + 1]! - ys[i]!) / h[i]!);
+  }
+  const m: number[] = new Array<number>(n).fill(0);
+  m[0] = d[0]!;
+  m[n - 1] = d[n - 2]!;
+  for (let i = 1; i < n - 1; i++) {
+    const a = d[i - 1]!;
+    const b = d[i]!;
+    if (a * b <= 0) m[i] = 0;
+    else {
+      const w1 = 2 * h[i]! + h[i - 1]!;
+      const w2 = h[i]! + 2 * h[i - 1]!;
+      m[i] = (w1 + w2) / (w1 / a + w2 / b);
+    }
+  }
+  return (x: number) => {
+    if (x <= xs[0]!) return ys[0]!;
+    if (x >= xs[n - 1]!) return ys[n - 1]!;
+    let i = 0;
+    while (i < n - 2 && x > xs[i + 1]!) i++;
+    const t = (x - xs[i]!) / h[i]!;
+    const t2 = t * t;
+    const t3 = t2 * t;
+    return (
+      (2 * t3 - 3 * t2 + 1) * ys[i]! + (t3 - 2 * t2 + t) * h[i]! * m[i]! +
+      (-2 * t3 + 3 * t2) * ys[i + 1]! + (t3 - t2) * h[i]! * m[i + 1]!
+    );
+  };
+}
+
+function cleanPoints(pts: Array<[number, number]>, minGap = 0.03): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const p of pts) {
+    const last = out[out.length - 1];
+    if (last && p[0] - last[0] < minGap) continue;
+    out.push(p);
+  }
+  return out;
+}
+
+/** Rounding factor near an end: 0 at the very end, 1 from `r` inwards. */
+function endRound(d: number, r: number, p: number): number {
+  if (d >= r) return 1;
+  if (d <= 0) return 0;
+  return Math.pow(1 - Math.pow(1 - d / r, p), 1 / p);
+}
+
+const N_TOP = 6;
+const N_BOT = 3;
+const BODY_TUMBLE = 0.1;
+
+export class BodyShape {
+  readonly top: (u: number) => number;
+  readonly bottom: (u: number) => number;
+  constructor(readonly p: VehicleParams) {
+    const L = p.length;
+    const deckStart = p.bonnet + p.windscreen + p.roof + p.backlight;
+    const notchDeck = L - deckStart > 0.35;
+    const topPts: Array<[number, number]> = [
+      [0, p.noseTop - 0.09],
+      [0.1, p.noseTop - 0.015],
+      [0.3, p.noseTop + 0.02],
+      [p.bonnet * 0.6, p.noseTop + (p.belt - p.noseTop) * 0.7],
+      [p.bonnet, p.belt - 0.01],
+      [p.bonnet + p.windscreen, p.belt],
+      [deckStart, p.belt + (notchDeck ? 0.01 : 0)],
+    ];
+    if (notchDeck) topPts.push([L - 0.25, p.tailTop + 0.01]);
+    topPts.push([L - 0.08, p.tailTop - 0.01], [L, p.tailTop - 0.07]);
+    this.top = pchip(cleanPoints(topPts));
+    const lift = p.clearance;
+    this.bottom = pchip([
+      [0, lift + 0.17],
+      [0.25, lift + 0.06],
+      [0.6, lift],
+      [L - 0.6, lift],
+      [L - 0.25, lift + 0.08],
+      [L, lift + 0.2],
+    ]);
+  }
+  x(u: number): number {
+    return this.p.length / 2 - u;
+  }
+  /** Half-width, centre and half-height of the section at u (after end rounding). */
+  section(u: number): { a: number; yc: number; b: number } {
+    const p = this.p;
+    const L = p.length;
+    const d = Math.min(u, L - u);
+    const fPlan = endRound(d, p.cornerRadius, 2.4);
+    const fElev = endRound(d, 0.1, 2.2);
+    const taper = 1 - 0.035 * Math.pow(Math.max(0, 1 - d / 1.2), 2);
+    const top = this.top(u);
+    const bot = this.bottom(u);
+    const yc = (top + bot) / 2;
+    return { a: (p.width / 2) * taper * fPlan, yc, b: ((top - bot) / 2) * Math.max(fElev, 0.0) };
+  }
+  /** Point of the section at parameter phi (0 = +Z side, π/2 = top). */
+  point(u: number, phi: number, out: THREE.Vector3): THREE.Vector3 {
+    const { a, yc, b } = this.section(u);
+    const c = Math.cos(phi);
+    const s = Math.sin(phi);
+    const n = s >= 0 ? N_TOP : N_BOT;
+    const v = Math.sign(s) * Math.pow(Math.abs(s), 2 / n);
+    const zn = Math.sign(c) * Math.pow(Math.abs(c), 2 / n);
+    const tumble = 1 - BODY_TUMBLE * Math.max(0, v) * Math.max(0, v);
+    return out.set(this.x(u), yc + b * v, a * zn * tumble);
+  }
+  /** Half-width of the body at u and height y (0 when outside). */
+  halfWidthAt(u: number, y: number): number {
+    const { a, yc, b } = this.section(u);
+    if (b <= 1e-6) return 0;
+    const v = (y - yc) / b;
+    if (Math.abs(v) >= 1) return 0;
+    const n = v >= 0 ? N_TOP : N_BOT;
+    return a * Math.pow(1 - Math.pow(Math.abs(v), n), 1 / n) * (1 - BODY_TUMBLE * Math.max(0, v) * Math.max(0, v));
+  }
+  /** Smallest u (from the nose) where the body contains (y, z), searching from `from`; the front surface. */
+  frontU(y: number, z: number): number {
+    let lo = 0;
+    let hi = Math.min(1.2, this.p.length / 2);
+    if (this.halfWidthAt(hi, y) <= Math.abs(z) + 1e-4) return hi;
+    for (let i = 0; i < 40; i++) {
+      const mid = (lo + hi) / 2;
+      if (this.halfWidthAt(mid, y) > Math.abs(z) + 1e-4) hi = mid;
+      else lo = mid;
+    }
+    return hi;
+  }
+  /** Largest u where the body contains (y, z): the rear surface. */
+  rearU(y: number, z: number): number {
+    const L = this.p.length;
+    let lo = Math.max(L - 1.2, L / 2);
+    let hi = L;
+    if (this.halfWidthAt(lo, y) <= Math.abs(z) + 1e-4) return lo;
+    for (let i = 0; i < 40; i++) {
+      const mid = (lo + hi) / 2;
+      if (this.halfWidthAt(mid, y) > Math.abs(z) + 1e-4) lo = mid;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+function samplesWith(start: number, end: number, step: number, extra: number[]): number[] {
+  const set = new Set<number>();
+  const n = Math.max(2, Math.ceil((end - start) / step));
+  for (let i = 0; i <= n; i++) set.add(+(start + ((end - start) * i) / n).toFixed(6));
+  for (const e of extra) if (e > start && e < end) set.add(+e.toFixed(6));
+  return [...set].sort((a, b) => a - b);
+}
+
+/** Builds an indexed grid geometry with one group per tag; quads are tagged by `classify(i, j)`. */
+function gridGeometry(
+  rows: number,
+  cols: number,
+  closedCols: boolean,
+  pos: (i: number, j: number, out: THREE.Vector3) => void,
+  classify: (i: number, j: number) => Tag,
+): { geometry: THREE.BufferGeometry; tags: Tag[] } {
+  const colCount = closedCols ? cols : cols;
+  const positions = new Float32Array(rows * colCount * 3);
+  const v = new THREE.Vector3();
+  for (let i = 0; i < rows; i++) {
+    for (let j = 0; j < colCount; j++) {
+      pos(i, j, v);
+      const k = (i * colCount + j) * 3;
+      positions[k] = v.x;
+      positions[k + 1] = v.y;
+      positions[k + 2] = v.z;
+    }
+  }
+  const byTag = new Map<Tag, number[]>();
+  const quadCols = closedCols ? cols : cols - 1;
+  for (let i = 0; i < rows - 1; i++) {
+    for (let j = 0; j < quadCols; j++) {
+      const j2 = (j + 1) % colCount;
+      const a = i * colCount + j;
+      const b = i * colCount + j2;
+      const c = (i + 1) * colCount + j2;
+      const d = (i + 1) * colCount + j;
+      const tag = classify(i, j);
+      let list = byTag.get(tag);
+      if (!list) byTag.set(tag, (list = []));
+      list.push(a, b, c, a, c, d);
+    }
+  }
+  const index: number[] = [];
+  const geometry = new THREE.BufferGeometry();
+  const tags: Tag[] = [];
+  for (const [tag, list] of byTag) {
+    geometry.addGroup(index.length, list.length, tags.length);
+    tags.push(tag);
+    for (const x of list) index.push(x);
+  }
+  geometry.setAttribute('position', new THREE.BufferAttribute(positions, 3));
+  geometry.setIndex(index);
+  geometry.computeVertexNormals();
+  return { geometry, tags };
+}
+
+function tagged(geometry: THREE.BufferGeometry, tag: Tag | Tag[], archCut = false): THREE.Mesh {
+  const mesh = new THREE.Mesh(geometry);
+  if (Array.isArray(tag)) mesh.userData.tags = tag;
+  else mesh.userData.tag = tag;
+  mesh.userData.archCut = archCut;
+  return mesh;
+}
+
+function ellipsoid(rx: number, ry: number, rz: number, tag: Tag, seg = 40): THREE.Mesh {
+  const g = new THREE.SphereGeometry(1, seg, Math.round(seg / 2));
+  g.scale(rx, ry, rz);
+  return tagged(g, tag);
+}
+
+/**
+ * A rounded box built as a superellipsoid, for lights, grilles and trim: `w` across the car (Z),
+ * `h` up (Y), `depth` along the car (X), so by default it faces forward or backward.
+ */
+function roundedSlab(w: number, h: number, depth: number, tag: Tag, n = 6): THREE.Mesh {
+  const g = new THREE.SphereGeometry(1, 64, 32);
+  const p = g.attributes.position as THREE.BufferAttribute;
+  for (let i = 0; i < p.count; i++) {
+    const x = p.getX(i);
+    const y = p.getY(i);
+    const z = p.getZ(i);
+    const f = (t: number) => Math.sign(t) * Math.pow(Math.abs(t), 2 / n);
+    p.setXYZ(i, (f(x) * depth) / 2, (f(y) * h) / 2, (f(z) * w) / 2);
+  }
+  g.computeVertexNormals();
+  return tagged(g, tag);
+}
+
+function wheel(p: VehicleParams): THREE.Group {
+  const R = p.wheelRadius;
+  const T = p.tyreWidth;
+  const Rr = R * 0.64;
+  const g = new THREE.Group();
+  // Tyre: lathe around Y, then turned so its axis is Z, outer face towards +Z.
+  const prof: THREE.Vector2[] = [];
+  const sidewall = (R - Rr) * 0.5;
+  prof.push(new THREE.Vector2(Rr, -T / 2 + 0.01));
+  prof.push(new THREE.Vector2(Rr + 0.01, -T / 2));
+  prof.push(new THREE.Vector2(R - sidewall, -T / 2 - 0.004));
+  for (let k = 0; k <= 8; k++) {
+    const a = -Math.PI / 2 + (k / 8) * (Math.PI / 2);
+    prof.push(new THREE.Vector2(R - 0.035 + 0.035 * Math.cos(a), -T / 2 + 0.035 + 0.035 * Math.sin(a)));
+  }
+  for (let k = 0; k <= 8; k++) {
+    const a = (k / 8) * (Math.PI / 2);
+    prof.push(new THREE.Vector2(R - 0.035 + 0.035 * Math.cos(a), T / 2 - 0.035 + 0.035 * Math.sin(a)));
+  }
+  prof.push(new THREE.Vector2(R - sidewall, T / 2 + 0.004));
+  prof.push(new THREE.Vector2(Rr + 0.01, T / 2));
+  prof.push(new THREE.Vector2(Rr, T / 2 - 0.01));
+  const tyreG = new THREE.LatheGeometry(prof, 72);
+  tyreG.rotateX(Math.PI / 2);
+  tyreG.scale(1, 1, -1); // lathe's +Y becomes -Z after rotateX; flip so +axial = +Z
+  tyreG.computeVertexNormals();
+  g.add(tagged(tyreG, 'tyre'));
+  // Rim dish (dark) and barrel.
+  const face = T / 2 - 0.015;
+  const dishProf = [
+    new THREE.Vector2(0.0005, face - 0.05),
+    new THREE.Vector2(Rr * 0.8, face - 0.06),
+    new THREE.Vector2(Rr - 0.012, face - 0.03),
+    new THREE.Vector2(Rr, face),
+    new THREE.Vector2(Rr + 0.004, face - 0.01),
+    new THREE.Vector2(Rr + 0.004, -T / 2 + 0.02),
+  ];
+  const dishG = new THREE.LatheGeometry(dishProf, 72);
+  dishG.rotateX(Math.PI / 2);
+  dishG.scale(1, 1, -1);
+  dishG.computeVertexNormals();
+  g.add(tagged(dishG, 'dish'));
+  // Bright lip of the rim.
+  const lip = new THREE.TorusGeometry(Rr - 0.008, 0.012, 12, 72);
+  lip.translate(0, 0, face - 0.006);
+  g.add(tagged(lip, 'rim'));
+  // Spokes and hub.
+  const spokes = 5;
+  for (let k = 0; k < spokes; k++) {
+    const len = Rr - 0.075;
+    const sg = new THREE.BoxGeometry(0.055, len, 0.03);
+    sg.translate(0, 0.06 + len / 2, face - 0.025);
+    sg.rotateZ((k / spokes) * Math.PI * 2);
+    g.add(tagged(sg, 'rim'));
+  }
+  const hub = new THREE.CylinderGeometry(0.085, 0.09, 0.04, 36);
+  hub.rotateX(Math.PI / 2);
+  hub.translate(0, 0, face - 0.02);
+  g.add(tagged(hub, 'rim'));
+  const cap = new THREE.CylinderGeometry(0.03, 0.03, 0.012, 24);
+  cap.rotateX(Math.PI / 2);
+  cap.translate(0, 0, face + 0.002);
+  g.add(tagged(cap, 'trim'));
+  return g;
+}
+
+export function buildVehicle(p: VehicleParams): Vehicle {
+  const body = new BodyShape(p);
+  const L = p.length;
+  const group = new THREE.Group();
+  const v = new THREE.Vector3();
+
+  // ---------- lower body ----------
+  const uEnds: number[] = [];
+  for (let k = 1; k < 14; k++) {
+    const t = Math.pow(k / 14, 2) * p.cornerRadius;
+    uEnds.push(t, L - t);
+  }
+  const uS = samplesWith(0, L, 0.014, uEnds);
+  const M = 160;
+  const phis: number[] = [];
+  for (let j = 0; j < M; j++) phis.push((j / M) * Math.PI * 2);
+  const claddingTop = p.clearance + p.cladding;
+  const lower = gridGeometry(
+    uS.length,
+    M,
+    true,
+    (i, j, out) => body.point(uS[i]!, phis[j]!, out),
+    (i, j) => {
+      const u = (uS[i]! + uS[i + 1]!) / 2;
+      const phi = (phis[j]! + (phis[j + 1] ?? Math.PI * 2)) / 2;
+      body.point(u, phi, v);
+      if (p.cladding > 0 && v.y < claddingTop) return 'trim';
+      if (v.y < p.clearance + 0.03) return 'trim';
+      return 'paint';
+    },
+  );
+  group.add(tagged(lower.geometry, lower.tags, true));
+  // The inside of the shell: seen through the wheel arches.
+  const inside = tagged(lower.geometry, 'interior');
+  inside.userData.side = 'back';
+  group.add(inside);
+
+  // ---------- greenhouse ----------
+  const uA0 = p.bonnet;
+  const uA1 = uA0 + p.windscreen;
+  const uC1 = uA1 + p.roof;
+  const uC0 = uC1 + p.backlight;
+  const embed = 0.045;
+  const hTotal = p.height - (p.belt - embed);
+  const roofMid = (uA1 + uC1) / 2;
+  const gPts: Array<[number, number]> = [
+    [uA0, 0],
+    [uA0 + p.windscreen * 0.5, hTotal * 0.62],
+    [uA1, hTotal * 0.965],
+    [roofMid, hTotal],
+    [uC1, hTotal * 0.965],
+    [uC1 + p.backlight * 0.5, hTotal * (0.5 + 0.25 * p.fastback)],
+    [uC0, 0],
+  ];
+  const gh = pchip(gPts);
+  const ghBase = (u: number) => body.top(u) - embed;
+  const ghHalf = (u: number) => Math.max(0.05, body.halfWidthAt(u, ghBase(u)) - 0.012);
+  const N_GH = 5.5;
+  const phiS = (58 * Math.PI) / 180;
+  const delta = (9 * Math.PI) / 180;
+  const phiB = (4 * Math.PI) / 180;
+  const ghPhis = samplesWith(0, Math.PI, Math.PI / 120, [phiB, phiS - delta, phiS, Math.PI - phiS, Math.PI - phiS + delta, Math.PI - phiB]);
+  const winEdges: number[] = [uA1, uC1];
+  const span = uC0 - uA0;
+  for (const [a, b] of p.sideWindows) winEdges.push(uA0 + a * span, uA0 + b * span);
+  // Where the rear glass begins (height fraction), as an exact row.
+  const ghU = samplesWith(uA0, uC0, 0.012, winEdges);
+  const ghPoint = (u: number, phi: number, out: THREE.Vector3) => {
+    const w = ghHalf(u);
+    const hh = gh(u);
+    const c = Math.cos(phi);
+    const s = Math.sin(phi);
+    const yv = Math.pow(Math.abs(s), 2 / N_GH);
+    const zn = Math.sign(c) * Math.pow(Math.abs(c), 2 / N_GH);
+    const tumble = 1 - p.tumble * yv;
+    return out.set(body.x(u), ghBase(u) + hh * yv, w * zn * tumble);
+  };
+  const greenhouse = gridGeometry(
+    ghU.length,
+    ghPhis.length,
+    false,
+    (i, j, out) => ghPoint(ghU[i]!, ghPhis[j]!, out),
+    (i, j) => {
+      const u = (ghU[i]! + ghU[i + 1]!) / 2;
+      const phi = (ghPhis[j]! + ghPhis[j + 1]!) / 2;
+      const q = gh(u) / hTotal;
+      const side = phi < phiS - delta || phi > Math.PI - phiS + delta;
+      const frame = !side && (phi < phiS || phi > Math.PI - phiS);
+      if (frame) return 'paint';
+      if (side) {
+        if (phi < phiB || phi > Math.PI - phiB) return 'paint';
+        const f = (u - uA0) / span;
+        for (const [a, b] of p.sideWindows) if (f > a && f < b) return 'glass';
+        return 'paint';
+      }
+      if (u < uA1) return q > 0.04 ? 'glass' : 'paint';
+      if (u < uC1) return 'paint';
+      return q > Math.max(0.04, p.backGlassMin) ? 'glass' : 'paint';
+    },
+  );
+  group.add(tagged(greenhouse.geometry, greenhouse.tags));
+
+  // ---------- wheels ----------
+  const over = L - p.wheelbase;
+  const uF = over * p.frontShare;
+  const uR = uF + p.wheelbase;
+  const R = p.wheelRadius;
+  const zW = p.width / 2 - p.tyreWidth / 2 - 0.035;
+  for (const u of [uF, uR]) {
+    for (const sideSign of [1, -1]) {
+      const w = wheel(p);
+      w.position.set(body.x(u), R, sideSign * zW);
+      if (sideSign < 0) w.rotation.y = Math.PI;
+      group.add(w);
+    }
+  }
+  const arch: ArchCut = {
+    centers: [
+      [body.x(uF), R],
+      [body.x(uR), R],
+    ],
+    radius: R + 0.065,
+    zCut: p.width / 2 - 0.42,
+  };
+  // Dark wheel wells behind the tyres (so the arch never shows the far side of the car).
+  for (const u of [uF, uR]) {
+    for (const sideSign of [1, -1]) {
+      const wellG = new THREE.CylinderGeometry(arch.radius - 0.005, arch.radius - 0.005, 0.02, 48);
+      wellG.rotateX(Math.PI / 2);
+      const well = tagged(wellG, 'interior');
+      well.position.set(body.x(u), R, sideSign * (p.width / 2 - 0.4));
+      group.add(well);
+    }
+  }
+
+  // Black arch flares (SUV, pickup, van): half rings around the arches, just proud of the side.
+  if (p.cladding > 0) {
+    for (const [cx] of arch.centers) {
+      for (const sideSign of [1, -1]) {
+        const u = L / 2 - cx;
+        const ySide = R + arch.radius * 0.5;
+        const zs = Math.max(body.halfWidthAt(u, ySide), body.halfWidthAt(u, R));
+        const flare = new THREE.TorusGeometry(arch.radius + 0.035, 0.05, 10, 48, Math.PI);
+        flare.scale(1, 1, 0.5);
+        flare.translate(cx, R, sideSign * (zs - 0.01));
+        group.add(tagged(flare, 'trim'));
+      }
+    }
+  }
+
+  // ---------- front details ----------
+  const noseY = p.noseTop;
+  const frontPoint = (y: number, z: number, inset: number) => {
+    const u = body.frontU(y, z);
+    return new THREE.Vector3(body.x(u) - inset, y, z);
+  };
+  const rearPoint = (y: number, z: number, inset: number) => {
+    const u = body.rearU(y, z);
+    return new THREE.Vector3(body.x(u) + inset, y, z);
+  };
+  const yawAt = (y: number, z: number, front: boolean) => {
+    const dz = 0.04;
+    const a = front ? frontPoint(y, z - dz, 0) : rearPoint(y, z - dz, 0);
+    const b = front ? frontPoint(y, z + dz, 0) : rearPoint(y, z + dz, 0);
+    // Surface tangent in the XZ plane; outward normal is perpendicular to it.
+    const t = new THREE.Vector3().subVectors(b, a).normalize();
+    const n = new THREE.Vector3(t.z, 0, -t.x);
+    if (front ? n.x < 0 : n.x > 0) n.negate();
+    return n;
+  };
+  const lampW = Math.min(0.34, p.width * 0.17);
+  for (const s of [1, -1]) {
+    const z = s * (p.width / 2 - 0.08 - lampW / 2);
+    const y = noseY - 0.085;
+    const n = yawAt(y, z, true);
+    const lamp = roundedSlab(lampW, 0.085, 0.08, 'headlight', 5);
+    const c = frontPoint(y, z, 0.015);
+    lamp.position.copy(c);
+    lamp.rotation.y = Math.atan2(-n.z, n.x);
+    group.add(lamp);
+    // inner bright element
+    const inner = ellipsoid(0.035, 0.03, 0.03, 'chrome', 24);
+    inner.position.copy(frontPoint(y, z - s * lampW * 0.18, -0.008));
+    group.add(inner);
+    // fog/daylight strip lower
+    const drl = roundedSlab(0.16, 0.03, 0.04, 'headlight', 5);
+    const cy = p.clearance + 0.17;
+    const cz = s * (p.width / 2 - 0.2);
+    drl.position.copy(frontPoint(cy, cz, 0.01));
+    group.add(drl);
+  }
+  // grille
+  const grilleW = Math.min(0.95, p.width * 0.46);
+  const grilleH = Math.max(0.12, (noseY - p.clearance) * 0.3);
+  {
+    const y = noseY - 0.04 - grilleH / 2;
+    const gr = roundedSlab(grilleW, grilleH, 0.12, 'grille', 5);
+    gr.position.copy(frontPoint(y, 0, 0.045));
+    group.add(gr);
+    for (let k = 1; k <= 3; k++) {
+      const bar = roundedSlab(grilleW * 0.96, 0.012, 0.03, 'chrome', 6);
+      const yy = y - grilleH / 2 + (k * grilleH) / 4;
+      bar.position.copy(frontPoint(yy, 0, -0.008));
+      group.add(bar);
+    }
+    const intakeY = p.clearance + 0.1;
+    const intake = roundedSlab(p.width * 0.6, 0.09, 0.1, 'grille', 5);
+    intake.position.copy(frontPoint(intakeY, 0, 0.04));
+    group.add(intake);
+  }
+  // ---------- plates ----------
+  const plateW = 0.52;
+  const plateH = 0.11;
+  const mkPlate = (front: boolean, y: number): THREE.Vector3[] => {
+    const pick = front ? frontPoint : rearPoint;
+    let x = front ? -Infinity : Infinity;
+    for (const yy of [y - plateH / 2, y + plateH / 2]) {
+      for (const zz of [-plateW / 2, 0, plateW / 2]) {
+        const q = pick(yy, zz, 0);
+        x = front ? Math.max(x, q.x) : Math.min(x, q.x);
+      }
+    }
+    const dir = front ? 1 : -1;
+    const holder = roundedSlab(plateW + 0.04, plateH + 0.04, 0.06, 'trim', 8);
+    holder.position.set(x - dir * 0.01, y, 0);
+    group.add(holder);
+    const faceX = x + dir * 0.022;
+    const plate = new THREE.BoxGeometry(0.012, plateH, plateW);
+    plate.translate(faceX - dir * 0.006, y, 0);
+    group.add(tagged(plate, 'plate'));
+    // corners as seen from outside: front plate viewed from +X has screen-right = -Z
+    const zl = front ? plateW / 2 : -plateW / 2; // viewer's left
+    return [
+      new THREE.Vector3(faceX, y + plateH / 2, zl),
+      new THREE.Vector3(faceX, y + plateH / 2, -zl),
+      new THREE.Vector3(faceX, y - plateH / 2, -zl),
+      new THREE.Vector3(faceX, y - plateH / 2, zl),
+    ];
+  };
+  const frontPlate = mkPlate(true, Math.max(p.clearance + 0.2, noseY - grilleH - 0.16));
+
+  // ---------- rear details ----------
+  const tailY = p.tailTop - 0.1;
+  for (const s of [1, -1]) {
+    const z = s * (p.width / 2 - 0.06 - 0.14);
+    const n = yawAt(tailY, z, false);
+    const tl = roundedSlab(0.3, 0.1, 0.08, 'taillight', 5);
+    tl.position.copy(rearPoint(tailY, z, 0.012));
+    tl.rotation.y = Math.atan2(-n.z, n.x) + Math.PI;
+    group.add(tl);
+    if (p.style === 'van' || p.style === 'suv' || p.style === 'estate') {
+      // tall lamp cluster running up the D pillar / body corner
+      const ty = tailY + 0.13;
+      const tz = s * Math.max(0.3, body.halfWidthAt(L - 0.2, ty) - 0.09);
+      const tall = roundedSlab(0.09, 0.3, 0.07, 'taillight', 5);
+      tall.position.copy(rearPoint(ty, tz, 0.012));
+      group.add(tall);
+    }
+    // reflector low on the bumper
+    const refl = roundedSlab(0.12, 0.03, 0.04, 'taillight', 5);
+    refl.position.copy(rearPoint(p.clearance + 0.16, s * (p.width / 2 - 0.22), 0.008));
+    group.add(refl);
+  }
+  const rearPlate = mkPlate(false, Math.min(tailY - 0.2, Math.max(p.clearance + 0.33, tailY - 0.26)));
+  // rear bumper diffuser
+  {
+    const dif = roundedSlab(p.width * 0.7, 0.07, 0.08, 'trim', 5);
+    dif.position.copy(rearPoint(p.clearance + 0.07, 0, 0.03));
+    group.add(dif);
+  }
+
+  // ---------- mirrors ----------
+  for (const s of [1, -1]) {
+    const u = uA0 + p.windscreen * 0.22;
+    const y = ghBase(u) + 0.13;
+    const zBody = ghHalf(u);
+    const m = ellipsoid(0.075, 0.065, 0.11, 'paint', 32);
+    m.position.set(body.x(u) - 0.03, y, s * (zBody + 0.14));
+    group.add(m);
+    const glassM = roundedSlab(0.015, 0.1, 0.18, 'glass', 5);
+    glassM.position.set(body.x(u) - 0.1, y, s * (zBody + 0.14));
+    group.add(glassM);
+    const stalk = new THREE.BoxGeometry(0.06, 0.03, 0.12);
+    stalk.translate(body.x(u) - 0.02, y - 0.03, s * (zBody + 0.05));
+    group.add(tagged(stalk, 'trim'));
+  }
+
+  // ---------- door handles and shut lines (thin dark strips just proud of the side) ----------
+  const yHandle = p.belt - 0.1;
+  const handleUs = p.style === 'coupe' ? [uA0 + span * 0.55] : p.style === 'van' ? [uA0 + span * 0.13] : [uA0 + span * 0.35, uA0 + span * 0.7];
+  for (const u of handleUs) {
+    for (const s of [1, -1]) {
+      const zb = body.halfWidthAt(u, yHandle);
+      const h = roundedSlab(0.16, 0.03, 0.025, 'chrome', 5);
+      h.position.set(body.x(u), yHandle, s * (zb + 0.004));
+      group.add(h);
+    }
+  }
+
+  // ---------- pickup bed ----------
+  if (p.bed) {
+    const u0 = uC0 + 0.07;
+    const u1 = L - 0.07;
+    const um = (u0 + u1) / 2;
+    const top = body.top(um);
+    const hw = body.halfWidthAt(um, top - 0.035) - 0.05;
+    const bed = new THREE.BoxGeometry(u1 - u0, 0.07, hw * 2);
+    bed.translate(body.x(um), top - 0.045, 0);
+    group.add(tagged(bed, 'liner'));
+  }
+
+  return { group, arch, plates: { front: frontPlate, rear: rearPlate }, params: p };
+}
