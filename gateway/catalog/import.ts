@@ -95,6 +95,19 @@ export async function importCatalog(db: Database, assets: AssetSetDirectory, fil
                vehicle_views.asset_view, vehicle_views.asset_revision, vehicle_views.width, vehicle_views.height)
           IS DISTINCT FROM (EXCLUDED.published, EXCLUDED.shadow, EXCLUDED.plate_quad, EXCLUDED.asset_set,
                EXCLUDED.asset_view, EXCLUDED.asset_revision, EXCLUDED.width, EXCLUDED.height)`);
+    // Imports never delete, so a file that names the variants of a year once stored without any would
+    // leave an unnamed vehicle beside named ones that no path can reach: refuse it whole.
+    const mixed = await tx.query<{ make: string; model: string; year: number }>(
+      `SELECT mk.slug AS make, md.slug AS model, v.year FROM vehicles v
+         JOIN models md ON md.id = v.model_id JOIN makes mk ON mk.id = md.make_id
+        WHERE v.model_id = ANY($1::text[])
+        GROUP BY mk.slug, md.slug, v.year
+       HAVING count(*) > 1 AND bool_or(v.variant_slug IS NULL)`,
+      [[...new Set(vehicles.map((v) => v[1]))]],
+    );
+    if (mixed.length > 0) {
+      throw new CatalogFileError(mixed.map((m) => `${m.make}/${m.model}/${m.year}: a year stored without variants cannot gain named variants; give the existing vehicle a variant slug`));
+    }
     await inBatches(vehicles.map((v) => v[0]), (ids) =>
       tx.query('DELETE FROM search_terms WHERE vehicle_id = ANY($1::text[])', [ids]));
     await upsert(tx, terms, `INSERT INTO search_terms (term, vehicle_id, field)

@@ -155,6 +155,24 @@ describe(`admin API (${backendLabel()})`, () => {
     });
   });
 
+  describe('catalog integrity', () => {
+    it('a year stored without variants cannot gain named variants (refused whole)', async () => {
+      const file = (variants: unknown[]) => ({
+        format: 'vehicle-catalog/v1',
+        categories: [{ slug: 'suv', name: 'SUV' }],
+        makes: [{ slug: 'mixy', name: 'Mixy', models: [{ slug: 'm', name: 'M', years: [{ year: 2025, variants }] }] }],
+      });
+      const single = { slug: null, name: null, category: 'suv', asset_set: 'synthetic' };
+      expect((await gw.admin.call('POST', '/catalog/import', file([single]))).status).to.equal(200);
+      const named = [1, 2].map((i) => ({ slug: `v${i}`, name: `V${i}`, category: 'suv', asset_set: 'synthetic' }));
+      const a = await gw.admin.call('POST', '/catalog/import', file(named));
+      expect(a.status).to.equal(400);
+      expect(a.body.message).to.contain('mixy/m/2025');
+      const rows = await gw.db.query("SELECT v.id FROM vehicles v JOIN models md ON md.id = v.model_id WHERE md.slug = 'm'");
+      expect(rows).to.have.length(1);
+    });
+  });
+
   describe('security', () => {
     it('every admin call without the bearer token, or with a wrong one, is 401', async () => {
       for (const [m, p] of [['GET', '/categories'], ['POST', '/organizations'], ['GET', '/organizations/x/usage'], ['PATCH', '/vehicles/x'], ['GET', '/catalog/export']]) {

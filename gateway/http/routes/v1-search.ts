@@ -14,8 +14,9 @@ export function searchRoutes(deps: { db: Queryable }): Router {
     let limit = SEARCH_LIMIT_DEFAULT;
     if (req.query.limit !== undefined) {
       const raw = req.query.limit;
-      if (typeof raw !== 'string' || !/^\d{1,4}$/.test(raw) || Number(raw) < 1) {
-        throw new ServiceError('bad_request', `Parameter limit must be an integer from 1 to ${SEARCH_LIMIT_MAX}`);
+      // Like width, a limit above the maximum is clamped rather than refused.
+      if (typeof raw !== 'string' || !/^\d{1,9}$/.test(raw) || Number(raw) < 1) {
+        throw new ServiceError('bad_request', `Parameter limit must be a positive integer (at most ${SEARCH_LIMIT_MAX} results are returned)`);
       }
       limit = Math.min(SEARCH_LIMIT_MAX, Number(raw));
     }
