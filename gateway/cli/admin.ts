@@ -153,4 +153,32 @@ catalog
     else print(data);
   });
 
+const assets = program.command('assets').description('studio asset sets (docs/renderer.md for the format)');
+assets
+  .command('import <dir>')
+  .description('validate an asset set folder (set.json + layers per view) and copy it into ASSETS_DIR')
+  .option('--replace', 'replace an existing set of the same id (its revision must change)')
+  .action(async (dir: string, o: { replace?: boolean }) => {
+    const { readSetMeta } = await import('../../renderer/assets/set-format.ts');
+    let meta;
+    try {
+      meta = await readSetMeta(path.resolve(dir));
+    } catch (err) {
+      fail((err as Error).message);
+    }
+    const assetsDir = path.resolve(process.env.ASSETS_DIR ?? path.join(path.dirname(new URL(import.meta.url).pathname), '../../assets'));
+    const target = path.join(assetsDir, meta.id);
+    if (fs.existsSync(target)) {
+      if (!o.replace) fail(`asset set ${meta.id} already exists in ${assetsDir} (use --replace with a new revision)`);
+      const old = await readSetMeta(target);
+      if (old.revision === meta.revision) fail(`asset set ${meta.id} already has revision ${meta.revision}; bump "revision" in set.json`);
+    }
+    const staging = `${target}.importing-${process.pid}`;
+    fs.cpSync(path.resolve(dir), staging, { recursive: true });
+    fs.rmSync(target, { recursive: true, force: true });
+    fs.renameSync(staging, target); // the renderer never sees a half-copied set
+    print({ imported: meta.id, revision: meta.revision, views: Object.keys(meta.views), into: target });
+    process.stderr.write(`Reference it from a catalog with "asset_set": "${meta.id}" and import the catalog.\n`);
+  });
+
 program.parseAsync(process.argv).catch((err: unknown) => fail((err as Error).message));
