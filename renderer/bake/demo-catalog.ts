@@ -48,10 +48,13 @@ const MAKES: Array<[string, Array<[string, keyof typeof KINDS]>]> = [
   ['Quillon', [['Sabre', 'coupe'], ['Guard', 'pickup'], ['Hilt', 'sedan']]],
 ];
 
-const VARIANT_NAMES: Array<[string, string]> = [
-  ['base', 'Base'], ['comfort', 'Comfort'], ['sport', 'Sport'], ['gt', 'GT'], ['long', 'Long'],
-  ['cargo', 'Cargo'], ['crew', 'Crew Cab'], ['touring', 'Touring'], ['hybrid', 'Hybrid'], ['limited', 'Limited'],
-];
+const VARIANT_NAMES: Record<Cat, Array<[string, string]>> = {
+  'passenger-car': [['base', 'Base'], ['comfort', 'Comfort'], ['sport', 'Sport'], ['hybrid', 'Hybrid'], ['touring', 'Touring'], ['limited', 'Limited']],
+  suv: [['base', 'Base'], ['trail', 'Trail'], ['hybrid', 'Hybrid'], ['limited', 'Limited'], ['sport', 'Sport']],
+  'light-commercial': [['cargo', 'Cargo'], ['crew', 'Crew'], ['long', 'Long Wheelbase'], ['kombi', 'Kombi']],
+  sports: [['base', 'Base'], ['gt', 'GT'], ['r', 'R'], ['cabrio-look', 'Targa Edition']],
+  pickup: [['work', 'Work'], ['crew-cab', 'Crew Cab'], ['trail', 'Trail'], ['limited', 'Limited']],
+};
 
 function slugify(s: string): string {
   return s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
@@ -87,11 +90,12 @@ export function buildDemoCatalog(): unknown {
     name: makeName,
     models: models.map(([modelName, kind]) => {
       const [category, setA, setB] = KINDS[kind]!;
-      const newest = 2024 - Math.floor(rand() * 2);
-      const span = 3 + Math.floor(rand() * 5); // 3..7 years
+      const longRunner = makeName === 'Aurelia' && modelName === 'Vento';
+      const newest = longRunner ? 2024 : 2024 - Math.floor(rand() * 2);
+      const span = longRunner ? 10 : 3 + Math.floor(rand() * 5); // 3..7 years
       const years: Array<{ year: number; variants: Variant[] }> = [];
       for (let k = 0; k < span; k++) {
-        const year = newest - k * (rand() < 0.25 ? 2 : 1);
+        const year = longRunner ? newest - k : newest - k * (rand() < 0.25 ? 2 : 1);
         if (year < 2015) break;
         if (years.some((y) => y.year === year)) continue;
         const several = rand() < 0.4;
@@ -104,9 +108,10 @@ export function buildDemoCatalog(): unknown {
         };
         if (several) {
           const n = 2 + Math.floor(rand() * 2);
-          const start = Math.floor(rand() * VARIANT_NAMES.length);
-          for (let i = 0; i < n; i++) {
-            const [slug, name] = VARIANT_NAMES[(start + i * 3) % VARIANT_NAMES.length]!;
+          const names = VARIANT_NAMES[category];
+          const start = Math.floor(rand() * names.length);
+          for (let i = 0; i < Math.min(n, names.length); i++) {
+            const [slug, name] = names[(start + i) % names.length]!;
             variants.push(mk(slug, name, i === 1 ? setB : setA));
           }
         } else {
@@ -118,11 +123,6 @@ export function buildDemoCatalog(): unknown {
       return { slug: slugify(modelName), name: modelName, models: undefined, years };
     }).map(({ models: _m, ...rest }) => rest),
   }));
-  // Make sure the decade is covered end to end: one long-running model reaches back to 2015.
-  const first = makes[0]!.models[0]!;
-  if (!first.years.some((y) => y.year === 2015)) {
-    first.years.push({ year: 2015, variants: [{ slug: null, name: null, category: 'passenger-car', asset_set: 'sedan-a', published: true, unpublished_views: [] }] });
-  }
   return { format: 'vehicle-catalog/v1', categories: CATEGORIES, makes };
 }
 

@@ -643,7 +643,7 @@ export function buildVehicle(p: VehicleParams): Vehicle {
     const top = body.top(um);
     const hw = body.halfWidthAt(um, top - 0.035) - 0.05;
     const bed = new THREE.BoxGeometry(u1 - u0, 0.07, hw * 2);
-    bed.translate(body.x(um), top - 0.045, 0);
+    bed.translate(body.x(um), top - 0.031, 0);
     group.add(tagged(bed, 'liner'));
   }
 

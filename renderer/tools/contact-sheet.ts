@@ -102,7 +102,7 @@ async function main(): Promise<void> {
       `  ·  set ${found.variant.asset_set}  ·  ${found.variant.category}${found.variant.published ? '' : '  ·  UNPUBLISHED'}`;
     const tiles: Overlay[] = [];
     let tileH = 0;
-    const labelW = 230;
+    const labelW = 270;
     const headH = 44;
     const viewLabelH = 26;
     for (let r = 0; r < rows.length; r++) {
