@@ -1,0 +1,37 @@
+/**
+ * The baseline of the gateway benchmark: a bare Express app on 127.0.0.1 that answers one route
+ * with a fixed JSON body (the benchmark gives it the body of a real `GET /v1/makes`), with none of
+ * the gateway's middleware (no logging, metrics, key check or limiter).
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+
+export interface BareServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startBareExpress(body: unknown, route = '/bare'): Promise<BareServer> {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false); // like the gateway's JSON answers
+  app.get(route, (_req, res) => {
+    res.json(body);
+  });
+  const server = http.createServer(app);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}${route}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
