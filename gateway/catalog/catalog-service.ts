@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { MESSAGES, ServiceError } from '../../shared/errors.ts';
 import { isViewId, type ViewId } from '../../shared/views.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -34,6 +35,8 @@ export function vehicleDto(v: VehicleRow): VehicleDto {
   };
 }
 
+export const MAKES_TTL_MS = 2000;
+
 const notFound = (what: string) => new ServiceError('not_found', `${what} not found`);
 
 function categories(p: Principal): string[] {
@@ -51,10 +54,24 @@ export type YearChild =
  * outside the contract is 403.
  */
 export class CatalogService {
+  /**
+   * The make list is the hottest catalog call and the same for every contract with the same
+   * categories; it is kept for a short while (publishing shows within MAKES_TTL_MS).
+   */
+  private readonly makesCache = new LRUCache<string, Promise<{ makes: ReturnType<typeof ref>[] }>>({ max: 1000, ttl: MAKES_TTL_MS });
+
   constructor(private readonly repo: CatalogRepo) {}
 
   listMakes(p: Principal) {
-    return this.repo.listVisibleMakes(categories(p)).then((makes) => ({ makes: makes.map(ref) }));
+    const cats = categories(p);
+    const key = cats.join(',');
+    let hit = this.makesCache.get(key);
+    if (!hit) {
+      hit = this.repo.listVisibleMakes(cats).then((makes) => ({ makes: makes.map(ref) }));
+      hit.catch(() => this.makesCache.delete(key));
+      this.makesCache.set(key, hit);
+    }
+    return hit;
   }
 
   private async make(p: Principal, slug: string) {

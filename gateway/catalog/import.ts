@@ -112,7 +112,13 @@ export async function importCatalog(db: Database, assets: AssetSetDirectory, fil
       tx.query('DELETE FROM search_terms WHERE vehicle_id = ANY($1::text[])', [ids]));
     await upsert(tx, terms, `INSERT INTO search_terms (term, vehicle_id, field)
         SELECT * FROM unnest($1::text[], $2::text[], $3::smallint[]) ON CONFLICT DO NOTHING`);
+    await tx.query('DELETE FROM search_dict');
+    await tx.query('INSERT INTO search_dict (term, n) SELECT term, count(DISTINCT vehicle_id)::int FROM search_terms GROUP BY term');
   });
+  // A bulk import changes the best plans at once, and PGlite never runs autovacuum.
+  for (const t of ['categories', 'makes', 'models', 'vehicles', 'vehicle_views', 'search_terms', 'search_dict']) {
+    await db.query(`ANALYZE ${t}`);
+  }
   return { categories: cats.length, makes: makes.length, models: models.length, vehicles: vehicles.length, views: views.length };
 }
 

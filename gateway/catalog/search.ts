@@ -16,10 +16,17 @@ export const SEARCH_LIMIT_DEFAULT = 20;
 export const SEARCH_LIMIT_MAX = 100;
 const MAX_TOKENS = 8;
 
+/** One-character tokens and numbers shorter than a year match whole terms only: as prefixes they match most of the catalog. */
+function exactOnly(t: string): boolean {
+  return t.length < 2 || (/^\d+$/.test(t) && t.length < 4);
+}
+
 /**
- * Every query token must be a prefix of a make, model, variant or year token of the vehicle
- * (case- and accent-insensitive). Rank: whole-token matches over prefix matches, then make, model,
- * newest year. Each token is a range scan on search_terms' primary key; no table scan.
+ * Every query token must match (as a prefix, case- and accent-insensitively) a make, model, variant
+ * or year token of the vehicle. Tokens are first expanded to whole terms in `search_dict`; the token
+ * that matches the fewest vehicles drives the search (its postings are the candidates), and the
+ * others are checked per candidate through the index. Rank: more whole-word matches first, then make,
+ * model, newest year.
  */
 export async function searchVehicles(
   db: Queryable,
@@ -29,6 +36,18 @@ export async function searchVehicles(
 ): Promise<SearchResult[]> {
   const tokens = [...new Set(tokenize(q))].slice(0, MAX_TOKENS);
   if (tokens.length === 0 || categoryIds.length === 0) return [];
+  const expanded = await db.query<{ i: number; term: string; n: number }>(
+    `SELECT q.i::int AS i, d.term, d.n
+       FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS q(lo, hi, i)
+       JOIN search_dict d ON d.term >= q.lo COLLATE "C" AND d.term < q.hi COLLATE "C"`,
+    [tokens, tokens.map((t) => (exactOnly(t) ? `${t}\u0001` : prefixUpperBound(t)))],
+  );
+  const perToken = tokens.map((_, i) => expanded.filter((e) => e.i === i + 1));
+  if (perToken.some((terms) => terms.length === 0)) return [];
+  const weight = (terms: typeof expanded) => terms.reduce((s, e) => s + e.n, 0);
+  const driver = perToken.reduce((best, cur) => (weight(cur) < weight(best) ? cur : best));
+  const others = perToken.filter((t) => t !== driver);
+
   const rows = await db.query<{
     make: string;
     make_slug: string;
@@ -39,26 +58,39 @@ export async function searchVehicles(
     variant_slug: string | null;
     category: string;
   }>(
-    `WITH q AS (
-       SELECT lo COLLATE "C" AS lo, hi COLLATE "C" AS hi, i
-         FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t(lo, hi, i)),
-     m AS (
-       SELECT st.vehicle_id, q.i, max(CASE WHEN st.term = q.lo THEN 2 ELSE 1 END) AS s
-         FROM q JOIN search_terms st ON st.term >= q.lo AND st.term < q.hi
-        GROUP BY st.vehicle_id, q.i),
-     hits AS (
-       SELECT vehicle_id, sum(s)::int AS score FROM m GROUP BY vehicle_id HAVING count(*) = $3)
+    `WITH cand AS MATERIALIZED (
+       SELECT DISTINCT st.vehicle_id FROM search_terms st WHERE st.term = ANY($1::text[])),
+     vis AS MATERIALIZED (
+       SELECT v.id, v.model_id, v.year, v.variant_name, v.variant_slug, v.category_id
+         FROM cand c JOIN vehicles v ON v.id = c.vehicle_id
+        WHERE v.published AND v.category_id = ANY($5::text[])),
+     ok AS MATERIALIZED (
+       SELECT x.*, m.exact
+         FROM vis x
+         CROSS JOIN LATERAL (
+           SELECT count(DISTINCT o.i) FILTER (WHERE o.i IS NOT NULL) AS matched,
+                  count(*) FILTER (WHERE st.term = ANY($6::text[])) AS exact
+             FROM search_terms st
+             LEFT JOIN unnest($2::text[], $3::int[]) AS o(t, i) ON o.t = st.term
+            WHERE st.vehicle_id = x.id) m
+        WHERE m.matched = $4)
      SELECT mk.name AS make, mk.slug AS make_slug, md.name AS model, md.slug AS model_slug,
-            v.year, v.variant_name AS variant, v.variant_slug, c.name AS category
-       FROM hits h
-       JOIN vehicles v ON v.id = h.vehicle_id
-       JOIN models md ON md.id = v.model_id
+            x.year, x.variant_name AS variant, x.variant_slug, c.name AS category
+       FROM ok x
+       JOIN models md ON md.id = x.model_id
        JOIN makes mk ON mk.id = md.make_id
-       JOIN categories c ON c.id = v.category_id
-      WHERE v.published AND v.category_id = ANY($4::text[])
-      ORDER BY h.score DESC, mk.name, md.name, v.year DESC, v.variant_name NULLS FIRST
-      LIMIT $5`,
-    [tokens, tokens.map(prefixUpperBound), tokens.length, categoryIds, limit],
+       JOIN categories c ON c.id = x.category_id
+      ORDER BY x.exact DESC, mk.name, md.name, x.year DESC, x.variant_name NULLS FIRST
+      LIMIT $7`,
+    [
+      driver.map((e) => e.term),
+      others.flatMap((terms) => terms.map((e) => e.term)),
+      others.flatMap((terms, k) => terms.map(() => k + 1)),
+      others.length,
+      categoryIds,
+      tokens,
+      limit,
+    ],
   );
   return rows.map((r) => ({
     make: r.make,
