@@ -68,23 +68,27 @@ function realMaterial(tag: Tag, basePaint: string): THREE.Material {
 }
 
 /** Injects the wheel-arch cut: fragments of the body's sides inside the arch circles are discarded. */
-function withArchCut(m: THREE.Material, arch: ArchCut): THREE.Material {
+function withArchCut(m: THREE.Material, arch: ArchCut, clip: 'above' | 'below' | null): THREE.Material {
   const c0 = arch.centers[0]!;
   const c1 = arch.centers[1]!;
+  const mode = clip === 'above' ? 1 : clip === 'below' ? -1 : 0;
   m.onBeforeCompile = (shader) => {
     shader.uniforms.uArchC = { value: new THREE.Vector4(c0[0], c0[1], c1[0], c1[1]) };
     shader.uniforms.uArchP = { value: new THREE.Vector2(arch.radius, arch.zCut) };
+    shader.uniforms.uClip = { value: new THREE.Vector2(mode, arch.clipY) };
     shader.vertexShader = shader.vertexShader
       .replace('#include <common>', '#include <common>\nvarying vec3 vArchPos;\nvarying vec3 vArchN;')
       .replace('#include <begin_vertex>', '#include <begin_vertex>\nvArchPos = position;\nvArchN = normal;');
     shader.fragmentShader = shader.fragmentShader
       .replace(
         '#include <common>',
-        '#include <common>\nvarying vec3 vArchPos;\nvarying vec3 vArchN;\nuniform vec4 uArchC;\nuniform vec2 uArchP;',
+        '#include <common>\nvarying vec3 vArchPos;\nvarying vec3 vArchN;\nuniform vec4 uArchC;\nuniform vec2 uArchP;\nuniform vec2 uClip;',
       )
       .replace(
         'void main() {',
         `void main() {
+  if (uClip.x > 0.5 && vArchPos.y < uClip.y) discard;
+  if (uClip.x < -0.5 && vArchPos.y >= uClip.y) discard;
   if (abs(vArchPos.z) > uArchP.y && normalize(vArchN).y < 0.62) {
     vec2 d0 = vArchPos.xy - uArchC.xy;
     vec2 d1 = vArchPos.xy - uArchC.zw;
@@ -104,13 +108,14 @@ export class PassMaterials {
     private readonly arch: ArchCut,
   ) {}
 
-  get(tag: Tag, opts: { cut: boolean; back: boolean }): THREE.Material {
-    const key = `${tag}|${opts.cut}|${opts.back}`;
+  get(tag: Tag, opts: { cut: boolean; back: boolean; clip?: 'above' | 'below' | null }): THREE.Material {
+    const clip = opts.clip ?? null;
+    const key = `${tag}|${opts.cut}|${opts.back}|${clip}`;
     let m = this.cache.get(key);
     if (m) return m;
     m = this.make(tag, opts.back);
     if (opts.back) m.side = THREE.BackSide;
-    if (opts.cut) m = withArchCut(m, this.arch);
+    if (opts.cut || clip) m = withArchCut(m, this.arch, clip);
     this.cache.set(key, m);
     return m;
   }
@@ -135,10 +140,11 @@ export class PassMaterials {
       if (!mesh.isMesh || !mesh.userData.tag && !mesh.userData.tags) return;
       const cut = mesh.userData.archCut === true;
       const back = mesh.userData.side === 'back';
+      const clip = (mesh.userData.clip ?? null) as 'above' | 'below' | null;
       if (Array.isArray(mesh.userData.tags)) {
-        mesh.material = (mesh.userData.tags as Tag[]).map((t) => this.get(t, { cut, back }));
+        mesh.material = (mesh.userData.tags as Tag[]).map((t) => this.get(t, { cut, back, clip }));
       } else {
-        mesh.material = this.get(mesh.userData.tag as Tag, { cut, back });
+        mesh.material = this.get(mesh.userData.tag as Tag, { cut, back, clip });
       }
     });
   }

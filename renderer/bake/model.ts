@@ -19,6 +19,8 @@ export interface ArchCut {
   radius: number;
   /** Only surfaces farther than this from the centre plane are cut. */
   zCut: number;
+  /** Height that splits the lower body into paint (above) and black trim (below), per pixel. */
+  clipY: number;
 }
 
 export interface Vehicle {
@@ -238,11 +240,12 @@ function gridGeometry(
   return { geometry, tags };
 }
 
-function tagged(geometry: THREE.BufferGeometry, tag: Tag | Tag[], archCut = false): THREE.Mesh {
+function tagged(geometry: THREE.BufferGeometry, tag: Tag | Tag[], archCut = false, clip: 'above' | 'below' | null = null): THREE.Mesh {
   const mesh = new THREE.Mesh(geometry);
   if (Array.isArray(tag)) mesh.userData.tags = tag;
   else mesh.userData.tag = tag;
   mesh.userData.archCut = archCut;
+  mesh.userData.clip = clip;
   return mesh;
 }
 
@@ -352,22 +355,18 @@ export function buildVehicle(p: VehicleParams): Vehicle {
   const M = 160;
   const phis: number[] = [];
   for (let j = 0; j < M; j++) phis.push((j / M) * Math.PI * 2);
-  const claddingTop = p.clearance + p.cladding;
+  // Paint above clipY, black trim (cladding, sills, the underbody) below: the same shell drawn twice
+  // with complementary per-pixel clips, so the boundary is a clean line at any resolution.
+  const clipY = p.clearance + Math.max(p.cladding, 0.035);
   const lower = gridGeometry(
     uS.length,
     M,
     true,
     (i, j, out) => body.point(uS[i]!, phis[j]!, out),
-    (i, j) => {
-      const u = (uS[i]! + uS[i + 1]!) / 2;
-      const phi = (phis[j]! + (phis[j + 1] ?? Math.PI * 2)) / 2;
-      body.point(u, phi, v);
-      if (p.cladding > 0 && v.y < claddingTop) return 'trim';
-      if (v.y < p.clearance + 0.03) return 'trim';
-      return 'paint';
-    },
+    () => 'paint',
   );
-  group.add(tagged(lower.geometry, lower.tags, true));
+  group.add(tagged(lower.geometry, 'paint', true, 'above'));
+  group.add(tagged(lower.geometry, 'trim', true, 'below'));
   // The inside of the shell: seen through the wheel arches.
   const inside = tagged(lower.geometry, 'interior');
   inside.userData.side = 'back';
@@ -459,6 +458,7 @@ export function buildVehicle(p: VehicleParams): Vehicle {
     ],
     radius: R + 0.065,
     zCut: p.width / 2 - 0.42,
+    clipY,
   };
   // Dark wheel wells behind the tyres (so the arch never shows the far side of the car).
   for (const u of [uF, uR]) {
@@ -536,9 +536,9 @@ export function buildVehicle(p: VehicleParams): Vehicle {
     gr.position.copy(frontPoint(y, 0, 0.045));
     group.add(gr);
     for (let k = 1; k <= 3; k++) {
-      const bar = roundedSlab(grilleW * 0.96, 0.012, 0.03, 'chrome', 6);
+      const bar = roundedSlab(grilleW * 0.86, 0.012, 0.03, 'chrome', 6);
       const yy = y - grilleH / 2 + (k * grilleH) / 4;
-      bar.position.copy(frontPoint(yy, 0, -0.008));
+      bar.position.copy(frontPoint(yy, 0, 0.0));
       group.add(bar);
     }
     const intakeY = p.clearance + 0.1;

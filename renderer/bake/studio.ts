@@ -181,7 +181,7 @@ export function contactShadow(group: THREE.Object3D, halfX: number, halfZ: numbe
   const a = new THREE.Vector3(), b = new THREE.Vector3(), c = new THREE.Vector3();
   group.traverse((o) => {
     const mesh = o as THREE.Mesh;
-    if (!mesh.isMesh || mesh.userData.side === 'back') return;
+    if (!mesh.isMesh || mesh.userData.side === 'back' || mesh.userData.clip === 'below') return;
     const g = mesh.geometry;
     const pos = g.attributes.position as THREE.BufferAttribute;
     const idx = g.index;
