@@ -112,6 +112,12 @@ export async function importCatalog(db: Database, assets: AssetSetDirectory, fil
       tx.query('DELETE FROM search_terms WHERE vehicle_id = ANY($1::text[])', [ids]));
     await upsert(tx, terms, `INSERT INTO search_terms (term, vehicle_id, field)
         SELECT * FROM unnest($1::text[], $2::text[], $3::smallint[]) ON CONFLICT DO NOTHING`);
+    await inBatches(vehicles.map((v) => v[0]), (ids) =>
+      tx.query(
+        `UPDATE vehicles v SET terms = ARRAY(SELECT DISTINCT st.term FROM search_terms st WHERE st.vehicle_id = v.id ORDER BY 1)
+          WHERE v.id = ANY($1::text[])`,
+        [ids],
+      ));
     await tx.query('DELETE FROM search_dict');
     await tx.query('INSERT INTO search_dict (term, n) SELECT term, count(DISTINCT vehicle_id)::int FROM search_terms GROUP BY term');
   });

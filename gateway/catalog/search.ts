@@ -25,7 +25,7 @@ function exactOnly(t: string): boolean {
  * Every query token must match (as a prefix, case- and accent-insensitively) a make, model, variant
  * or year token of the vehicle. Tokens are first expanded to whole terms in `search_dict`; the token
  * that matches the fewest vehicles drives the search (its postings are the candidates), and the
- * others are checked per candidate through the index. Rank: more whole-word matches first, then make,
+ * others are checked inside each candidate's row (`vehicles.terms`). Rank: more whole-word matches first, then make,
  * model, newest year.
  */
 export async function searchVehicles(
@@ -48,6 +48,12 @@ export async function searchVehicles(
   const driver = perToken.reduce((best, cur) => (weight(cur) < weight(best) ? cur : best));
   const others = perToken.filter((t) => t !== driver);
 
+  // One array parameter per other token: the row must share at least one term with each.
+  const params: unknown[] = [driver.map((e) => e.term), categoryIds, tokens, limit];
+  const otherChecks = others.map((terms) => {
+    params.push(terms.map((e) => e.term));
+    return `AND v.terms && $${params.length}::text[]`;
+  });
   const rows = await db.query<{
     make: string;
     make_slug: string;
@@ -60,20 +66,11 @@ export async function searchVehicles(
   }>(
     `WITH cand AS MATERIALIZED (
        SELECT DISTINCT st.vehicle_id FROM search_terms st WHERE st.term = ANY($1::text[])),
-     vis AS MATERIALIZED (
-       SELECT v.id, v.model_id, v.year, v.variant_name, v.variant_slug, v.category_id
-         FROM cand c JOIN vehicles v ON v.id = c.vehicle_id
-        WHERE v.published AND v.category_id = ANY($5::text[])),
      ok AS MATERIALIZED (
-       SELECT x.*, m.exact
-         FROM vis x
-         CROSS JOIN LATERAL (
-           SELECT count(DISTINCT o.i) FILTER (WHERE o.i IS NOT NULL) AS matched,
-                  count(*) FILTER (WHERE st.term = ANY($6::text[])) AS exact
-             FROM search_terms st
-             LEFT JOIN unnest($2::text[], $3::int[]) AS o(t, i) ON o.t = st.term
-            WHERE st.vehicle_id = x.id) m
-        WHERE m.matched = $4)
+       SELECT v.model_id, v.year, v.variant_name, v.variant_slug, v.category_id,
+              (SELECT count(*) FROM unnest($3::text[]) AS t(x) WHERE t.x = ANY(v.terms)) AS exact
+         FROM cand c JOIN vehicles v ON v.id = c.vehicle_id
+        WHERE v.published AND v.category_id = ANY($2::text[]) ${otherChecks.join(' ')})
      SELECT mk.name AS make, mk.slug AS make_slug, md.name AS model, md.slug AS model_slug,
             x.year, x.variant_name AS variant, x.variant_slug, c.name AS category
        FROM ok x
@@ -81,16 +78,8 @@ export async function searchVehicles(
        JOIN makes mk ON mk.id = md.make_id
        JOIN categories c ON c.id = x.category_id
       ORDER BY x.exact DESC, mk.name, md.name, x.year DESC, x.variant_name NULLS FIRST
-      LIMIT $7`,
-    [
-      driver.map((e) => e.term),
-      others.flatMap((terms) => terms.map((e) => e.term)),
-      others.flatMap((terms, k) => terms.map(() => k + 1)),
-      others.length,
-      categoryIds,
-      tokens,
-      limit,
-    ],
+      LIMIT $4`,
+    params,
   );
   return rows.map((r) => ({
     make: r.make,
