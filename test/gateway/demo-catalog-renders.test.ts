@@ -45,7 +45,7 @@ describe('demo catalog renders through the gateway', function () {
   it('seeds the demo catalog and a demo key on first start', async () => {
     expect(gw.demoKey).to.match(/^svc_live_/);
     expect(gw.exampleImagePath).to.match(/^\/v1\/makes\//);
-    const makes = await (await fetch(`${gw.url}/v1/makes`, { headers: { 'x-api-key': gw.demoKey! } })).json();
+    const makes = (await (await fetch(`${gw.url}/v1/makes`, { headers: { 'x-api-key': gw.demoKey! } })).json()) as { makes: unknown[] };
     expect(makes.makes.length).to.be.at.least(12);
   });
 
@@ -66,7 +66,7 @@ describe('demo catalog renders through the gateway', function () {
         const base = `/v1/makes/${r.make}/models/${r.model}/${r.year}${r.n > 1 && r.variant ? `/${r.variant}` : ''}/${view}`;
         const a = await fetch(`${gw.url}${base}?color=${name}&format=png&width=240&plate=AB%20123`, { headers: { 'x-api-key': gw.demoKey! } });
         expect(a.status, `${base} (${r.set})`).to.equal(200);
-        const json = await a.json();
+        const json = (await a.json()) as { image_url: string };
         const img = await fetch(json.image_url.replace('http://localhost:', 'http://127.0.0.1:'));
         expect(img.status, `${r.set}/${view}`).to.equal(200);
         const buf = Buffer.from(await img.arrayBuffer());
