@@ -62,7 +62,8 @@ describe(`limits over HTTP (${backendLabel()})`, () => {
       const refused = answers.filter((a) => a.status === 429);
       expect(refused).to.have.length(8);
       expect(refused[0]!.body).to.deep.equal({ error: 'rate_limited', message: refused[0]!.body.message });
-      expect(Number(refused[0]!.headers.get('retry-after'))).to.be.within(1, 60);
+      // The sliding estimate can need a little more than a minute to decay below the limit (docs/limits.md).
+      expect(Number(refused[0]!.headers.get('retry-after'))).to.be.within(1, 120);
       expect(refused[0]!.headers.get('ratelimit')).to.match(/"minute";r=0;/);
       const usage = await gw.admin.usage(c.org);
       expect(usage.requests).to.equal(12);

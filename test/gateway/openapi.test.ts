@@ -271,6 +271,12 @@ describe('docs/openapi.json', () => {
         body: body !== undefined ? JSON.stringify(body) : undefined,
       });
     const v1 = (p: string, k: string | null = key) => call(p, { headers: k ? { 'x-api-key': k } : {} });
+    // The sample catalog's vehicles, from searches for its years (a year is matched whole).
+    const sampleVehicles = async (): Promise<JsonObject[]> => {
+      const out: JsonObject[] = [];
+      for (const y of ['2025', '2024', '2022']) out.push(...(((await v1(`/v1/search?q=${y}&limit=100`)).body as JsonObject).results as JsonObject[]));
+      return out;
+    };
     async function call(p: string, init: RequestInit = {}): Promise<Answer> {
       const r = await fetch(gw.url + p, init);
       const text = await r.text();
@@ -394,7 +400,7 @@ describe('docs/openapi.json', () => {
       expectDocumented('POST', '/admin/v1/organizations', org);
       const orgId = (org.body as JsonObject).id as string;
       // One vehicle of each of two categories, from the search results of the all-categories key.
-      const all = ((await v1('/v1/search?q=20&limit=100')).body as JsonObject).results as JsonObject[];
+      const all = await sampleVehicles();
       const byCategory = new Map<string, JsonObject>();
       for (const r of all) if (!byCategory.has(r.category as string)) byCategory.set(r.category as string, r);
       expect(byCategory.size, 'the sample catalog has several categories').to.be.greaterThan(1);
@@ -468,7 +474,7 @@ describe('docs/openapi.json', () => {
     });
 
     it('image download: 503 without a renderer, 304 on a matching ETag, 401/400 on bad tokens', async () => {
-      const found = ((await v1('/v1/search?q=20&limit=100')).body as JsonObject).results as JsonObject[];
+      const found = await sampleVehicles();
       const r = found.find((x) => x.variantSlug === null) ?? found[0]!;
       const img = await v1(`/v1/makes/${String(r.makeSlug)}/models/${String(r.modelSlug)}/${String(r.year)}/${r.variantSlug ? `${String(r.variantSlug)}/` : ''}front?format=png`);
       expect(img.status).to.equal(200);
