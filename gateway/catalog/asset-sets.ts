@@ -1,18 +1,13 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { ViewDescription } from '../../shared/render-client.ts';
 import { isViewId, type ViewId } from '../../shared/views.ts';
 
-export interface SetViewInfo {
-  width: number;
-  height: number;
-  plateQuad: [number, number][] | null;
-  shadow: boolean;
-}
-
+/** The renderer's DescribeSet answer, read from set.json; a set may lack some views. */
 export interface SetDescription {
   id: string;
   revision: string;
-  views: Partial<Record<ViewId, SetViewInfo>>;
+  views: Partial<Record<ViewId, ViewDescription>>;
 }
 
 /** Where the gateway learns an asset set's views (sizes, shadow, plate quad) when importing a catalog. */

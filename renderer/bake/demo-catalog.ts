@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { VIEW_IDS } from '../../shared/views.ts';
+import { mulberry32 } from '../../shared/seeded-random.ts';
 
 type Cat = 'passenger-car' | 'suv' | 'light-commercial' | 'sports' | 'pickup';
 export const CATEGORIES: Array<{ slug: Cat; name: string }> = [
@@ -60,17 +61,7 @@ function slugify(s: string): string {
   return s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
 }
 
-/** Small deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 interface Variant {
   slug: string | null;

@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { CatalogFile } from '../../gateway/catalog/catalog-file.ts';
 import { normaliseText } from '../../gateway/catalog/search-terms.ts';
+import { mulberry32 } from '../../shared/seeded-random.ts';
 
 export interface SyntheticCatalogOptions {
   /** Total number of variants (vehicle rows); default 100,000. */
@@ -29,17 +30,7 @@ export const SYNTHETIC_CATEGORIES = [
   { slug: 'pickup', name: 'Pick-up' },
 ] as const;
 
-/** mulberry32: small, fast, good enough for test data. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const rng = mulberry32;
 
 const ONSETS = ['b', 'c', 'd', 'f', 'g', 'k', 'l', 'm', 'n', 'p', 'r', 's', 't', 'v', 'z', 'br', 'tr', 'st', 'gl', 'kr', 'ch', 'sk'];
 const ACCENTED_ONSETS = ['š', 'ž', 'ñ', 'č'];

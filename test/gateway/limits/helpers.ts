@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import type { Clock, Limiter, UsageStore } from '../../../gateway/limits/limiter.ts';
 import { createMemoryLimiter } from '../../../gateway/limits/memory-limiter.ts';
 import { createRedisLimiter } from '../../../gateway/limits/redis-limiter.ts';
+import { mulberry32 } from '../../../shared/seeded-random.ts';
 
 export const silentLogger = pino({ level: 'silent' });
 
@@ -140,17 +141,7 @@ export function forEachBackend(title: string, fn: (ctx: BackendCtx) => void): vo
   });
 }
 
-/** Deterministic PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const rng = mulberry32;
 
 /** Reference: an exact sliding log (admit iff fewer than `limit` admitted in the last 60 s). */
 export function exactSlidingLog(limit: number, windowMs = 60_000) {
