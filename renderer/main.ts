@@ -19,7 +19,7 @@ try {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    server.close(Number(process.env.RENDERER_GRACE_MS ?? 10_000)).then(
+    server.close(config.graceMs).then(
       () => process.exit(0),
       (e) => {
         logger.error({ err: e }, 'shutdown failed');

@@ -149,6 +149,7 @@ const rendererSchema = z.object({
   RENDER_CACHE_MB: positiveInt(512),
   RENDER_WORKERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().positive().optional()),
   RENDER_QUEUE_MAX: positiveInt(64),
+  RENDERER_GRACE_MS: positiveInt(10_000),
   LOG_LEVEL: logLevel,
 });
 
@@ -160,6 +161,8 @@ export interface RendererConfig {
   cacheBytes: number;
   workers: number;
   queueMax: number;
+  /** On SIGTERM: how long renders in flight may take to finish. */
+  graceMs: number;
   logLevel: string;
 }
 
@@ -175,6 +178,7 @@ export function loadRendererConfig(env: NodeJS.ProcessEnv = process.env, project
     cacheBytes: e.RENDER_CACHE_MB * 1024 * 1024,
     workers: e.RENDER_WORKERS ?? Math.max(1, os.availableParallelism()),
     queueMax: e.RENDER_QUEUE_MAX,
+    graceMs: e.RENDERER_GRACE_MS,
     logLevel: e.LOG_LEVEL,
   };
 }
