@@ -1,5 +1,6 @@
 /**
- * `npm run bake [-- --sets a,b] [--views v1,v2] [--width 2400] [--out assets]`
+ * `npm run bake [-- --sets a,b] [--views v1,v2] [--width 2400] [--out assets]` (procedural sets)
+ * `npm run bake -- gltf <file.glb|file.gltf> --out <dir> [--id <set-id>] [--map <roles.json>]` (renderer/bake/gltf/cli.ts)
  * Bakes the studio asset sets (docs/studio.md) deterministically: same inputs, same files.
  */
 import path from 'node:path';
@@ -9,6 +10,11 @@ import { VIEW_IDS, isViewId, type ViewId } from '../../shared/views.ts';
 import { createGLRenderer } from './gl.ts';
 import { bakeSet } from './bake.ts';
 import { DEFAULT_SET_IDS, findSet, SETS } from './styles.ts';
+
+if (process.argv[2] === 'gltf') {
+  const { runGltfCli } = await import('./gltf/cli.ts');
+  process.exit(await runGltfCli(process.argv.slice(3)));
+}
 
 const program = new Command()
   .name('bake')
