@@ -82,6 +82,7 @@ export class RenderService {
           req.plate,
           req.format,
           req.width,
+          req.background,
           this.deps.backend.name,
           ENCODER_TAG,
         ]),
@@ -104,6 +105,9 @@ export class RenderService {
       }
       if (req.plate && !view.plateQuad) {
         warnings.push({ code: 'PLATE_UNMAPPED', message: `View ${req.view} has no plate quad` });
+      }
+      if (req.background === 'transparent' && !view.coverage) {
+        throw new ServiceError('bad_request', `Transparent background is not available for view ${req.view} of this vehicle`);
       }
       const etag = this.etagOf(req, set.revision);
       const { value, state } = this.cache.getOrCompute(etag, () => {

@@ -4,7 +4,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { Logger } from './logger.ts';
 import { ServiceError, codeFromGrpcStatus } from './errors.ts';
-import { FORMAT_TO_PROTO, type RenderRequest } from './render-request.ts';
+import { BACKGROUND_TO_PROTO, FORMAT_TO_PROTO, type RenderRequest } from './render-request.ts';
 import type { ViewId } from './views.ts';
 import { isViewId } from './views.ts';
 
@@ -70,6 +70,8 @@ export interface ViewDescription {
   height: number;
   plateQuad: [number, number][] | null;
   shadow: boolean;
+  /** A coverage layer exists: the view can be rendered on a transparent background. */
+  coverage: boolean;
 }
 
 export interface SetDescription {
@@ -228,6 +230,7 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger 
         width: req.width,
       };
       if (req.plate !== null) wire.plate = req.plate;
+      if (req.background && req.background !== 'studio') wire.background = BACKGROUND_TO_PROTO[req.background];
       const deadline = new Date(Date.now() + deadlineMs);
       let lastErr: unknown;
       for (let i = 0; i < attempts; i++) {
@@ -253,7 +256,7 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger 
           const res = await new Promise<{
             id: string;
             revision: string;
-            views: Record<string, { width: number; height: number; plate_quad: { x: number; y: number }[]; shadow: boolean }>;
+            views: Record<string, { width: number; height: number; plate_quad: { x: number; y: number }[]; shadow: boolean; coverage?: boolean }>;
           }>((resolve, reject) => c.render.DescribeSet({ id }, { deadline }, (err: unknown, r: never) => (err ? reject(err) : resolve(r))));
           const views = {} as Record<ViewId, ViewDescription>;
           for (const [v, d] of Object.entries(res.views)) {
@@ -263,6 +266,7 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger 
               height: d.height,
               plateQuad: d.plate_quad.length === 4 ? d.plate_quad.map((p) => [p.x, p.y] as [number, number]) : null,
               shadow: d.shadow,
+              coverage: Boolean(d.coverage),
             };
           }
           return { id: res.id, revision: res.revision, views };

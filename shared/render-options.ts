@@ -10,6 +10,15 @@ export const CONTENT_TYPES: Record<ImageFormat, string> = {
   jpeg: 'image/jpeg',
 };
 
+/** Where the car stands: the studio's backdrop, or nothing (an alpha channel; webp and png only). */
+export const BACKGROUNDS = ['studio', 'transparent'] as const;
+export type Background = (typeof BACKGROUNDS)[number];
+export const ALPHA_FORMATS: readonly ImageFormat[] = ['webp', 'png'];
+
+export function transparentFormatError(): ServiceError {
+  return new ServiceError('bad_request', 'Invalid background: transparent needs format webp or png (jpeg has no alpha channel)');
+}
+
 export const WIDTH_MIN = 200;
 export const WIDTH_MAX = 2400;
 export const WIDTH_DEFAULT = 1600;
@@ -31,6 +40,7 @@ export interface ImageOptions {
   plate: string | null;
   format: ImageFormat;
   width: number;
+  background: Background;
 }
 
 type QueryValue = string | string[] | undefined | unknown;
@@ -107,6 +117,12 @@ export function parseImageOptions(query: Record<string, QueryValue>): ImageOptio
   if (!isFormat(format)) {
     throw new ServiceError('bad_request', 'Invalid format: use webp, png or jpeg');
   }
+  const backgroundRaw = single('background', query.background);
+  const background = backgroundRaw === undefined ? 'studio' : backgroundRaw.toLowerCase();
+  if (!(BACKGROUNDS as readonly string[]).includes(background)) {
+    throw new ServiceError('bad_request', 'Invalid background: use studio or transparent');
+  }
+  if (background === 'transparent' && !ALPHA_FORMATS.includes(format)) throw transparentFormatError();
   return {
     color,
     colorName,
@@ -114,5 +130,6 @@ export function parseImageOptions(query: Record<string, QueryValue>): ImageOptio
     plate: normalisePlate(single('plate', query.plate)),
     format,
     width: parseWidth(single('width', query.width)),
+    background: background as Background,
   };
 }

@@ -1,5 +1,5 @@
 import { ServiceError } from './errors.ts';
-import { FORMATS, WIDTH_MAX, WIDTH_MIN, normalisePlate, type ImageFormat } from './render-options.ts';
+import { BACKGROUNDS, FORMATS, WIDTH_MAX, WIDTH_MIN, normalisePlate, transparentFormatError, type Background, type ImageFormat } from './render-options.ts';
 import { isViewId, type ViewId } from './views.ts';
 
 /** One render as the gateway (or any internal service) asks the renderer for it. */
@@ -11,10 +11,24 @@ export interface RenderRequest {
   plate: string | null;
   format: ImageFormat;
   width: number;
+  /** 'studio' (the backdrop of the shot; the default) or 'transparent' (the car and its shadow on an empty canvas). */
+  background?: Background;
 }
 
 export const RENDER_WARNING_CODES = ['SHADOW_UNAVAILABLE', 'PLATE_UNMAPPED'] as const;
 export type RenderWarningCode = (typeof RENDER_WARNING_CODES)[number];
+
+/** proto enum names of vehicle.render.v1.Background */
+export const BACKGROUND_TO_PROTO: Record<Background, string> = {
+  studio: 'BACKGROUND_STUDIO',
+  transparent: 'BACKGROUND_TRANSPARENT',
+};
+
+export function backgroundFromProto(name: string | number | undefined): Background | null {
+  if (name === undefined || name === 0 || name === 'BACKGROUND_STUDIO') return 'studio';
+  if (name === 1 || name === 'BACKGROUND_TRANSPARENT') return 'transparent';
+  return null;
+}
 
 /** proto enum names of vehicle.render.v1.ImageFormat */
 export const FORMAT_TO_PROTO: Record<ImageFormat, string> = {
@@ -44,6 +58,7 @@ export function normaliseRenderRequest(r: {
   plate: string | null;
   format: string | null;
   width: number;
+  background?: string;
 }): RenderRequest {
   if (!r.assetSet) throw new ServiceError('bad_request', 'asset_set is required');
   if (!isViewId(r.view)) throw new ServiceError('not_found', `Unknown view ${JSON.stringify(r.view).slice(0, 40)}`);
@@ -54,6 +69,11 @@ export function normaliseRenderRequest(r: {
   if (!Number.isInteger(r.width) || r.width < WIDTH_MIN || r.width > WIDTH_MAX) {
     throw new ServiceError('bad_request', `Invalid width: an integer from ${WIDTH_MIN} to ${WIDTH_MAX}`);
   }
+  const background = (r.background ?? 'studio') as Background;
+  if (!(BACKGROUNDS as readonly string[]).includes(background)) {
+    throw new ServiceError('bad_request', 'Invalid background: use studio or transparent');
+  }
+  if (background === 'transparent' && r.format === 'jpeg') throw transparentFormatError();
   return {
     assetSet: r.assetSet,
     view: r.view,
@@ -62,5 +82,6 @@ export function normaliseRenderRequest(r: {
     plate: r.plate === null ? null : normalisePlate(r.plate),
     format: r.format as ImageFormat,
     width: r.width,
+    background,
   };
 }

@@ -29,12 +29,12 @@ export function createFileAssetSetDirectory(assetsDir: string): AssetSetDirector
       const raw = JSON.parse(text) as {
         id: string;
         revision: string | number;
-        views: Record<string, { width: number; height: number; plate_quad: [number, number][] | null; shadow: boolean }>;
+        views: Record<string, { width: number; height: number; plate_quad: [number, number][] | null; shadow: boolean; coverage?: boolean }>;
       };
       const views: SetDescription['views'] = {};
       for (const [view, v] of Object.entries(raw.views)) {
         if (!isViewId(view)) continue;
-        views[view] = { width: v.width, height: v.height, plateQuad: v.plate_quad ?? null, shadow: v.shadow };
+        views[view] = { width: v.width, height: v.height, plateQuad: v.plate_quad ?? null, shadow: v.shadow, coverage: v.coverage === true };
       }
       return { id: raw.id ?? id, revision: String(raw.revision), views };
     },

@@ -6,7 +6,7 @@ import { ServiceError } from '../../shared/errors.ts';
 import { WIDTH_MIN } from '../../shared/render-options.ts';
 import type { ViewId } from '../../shared/views.ts';
 import { AssetSetError, SET_ID_RE, layerPath, readSetMeta, type AssetSetMeta, type ViewMeta } from './set-format.ts';
-import { decodeLayerFiles, resampleLayers, type Layers } from './layers.ts';
+import { decodeLayerFiles, downscaleLayers, type Layers } from './layers.ts';
 
 export interface AssetStoreOptions {
   dir: string;
@@ -31,10 +31,10 @@ export function outputHeight(view: { width: number; height: number }, width: num
 
 /**
  * Reads asset sets from ASSETS_DIR, validates them (errors name the file), and keeps decoded layers in
- * an LRU bounded by bytes: each view's full-size layers, pre-scaled levels (halvings by Lanczos-3, so
- * a small render never samples a big image sparsely), and the exact-width layers a render needs
- * (resampled by Lanczos-3 from the smallest level at least as wide). Concurrent loads of the same
- * layers happen once.
+ * an LRU bounded by bytes: each view's full-size layers and its pre-scaled levels (successive halvings
+ * by exact area averaging, so a small render never samples a big image sparsely). A render composites
+ * at the smallest level at least as wide as it asks and resizes the finished picture once, so edges
+ * gain no halos from resizing layers one by one. Concurrent loads of the same layers happen once.
  */
 export class AssetStore {
   private readonly sets = new Map<string, SetEntry>();
@@ -167,6 +167,7 @@ export class AssetStore {
             diffuse: layerPath(set.dir, viewId, 'diffuse'),
             specular: layerPath(set.dir, viewId, 'specular'),
             shadow: v.shadow ? layerPath(set.dir, viewId, 'shadow') : null,
+            coverage: v.coverage ? layerPath(set.dir, viewId, 'coverage') : null,
           },
           v.lightDepth,
           v.width,
@@ -176,23 +177,18 @@ export class AssetStore {
     }
     const w = this.levelWidths(v)[k]!;
     return this.cached(`${prefix}/L${k}`, async () => {
-      const src = await this.level(set, viewId, 0);
-      return resampleLayers(`${prefix}/L${k}`, src, w, outputHeight(v, w));
+      const src = await this.level(set, viewId, k - 1);
+      return downscaleLayers(`${prefix}/L${k}`, src, w, outputHeight(v, w));
     });
   }
 
-  /** The view's layers at exactly `width` × outputHeight, from the nearest pre-scaled level. */
-  layersAt(set: AssetSetMeta, viewId: ViewId, width: number): Promise<Layers> {
+  /** The view's layers at the smallest pre-scaled level at least `width` wide (the full size at most). */
+  levelFor(set: AssetSetMeta, viewId: ViewId, width: number): Promise<Layers> {
     const v = this.view(set, viewId);
     const widths = this.levelWidths(v);
     let k = 0;
     while (k + 1 < widths.length && widths[k + 1]! >= width) k++;
-    if (widths[k] === width) return this.level(set, viewId, k);
-    const key = `${set.id}@${set.revision}/${viewId}/w${width}`;
-    return this.cached(key, async () => {
-      const src = await this.level(set, viewId, k);
-      return resampleLayers(key, src, width, outputHeight(v, width));
-    });
+    return this.level(set, viewId, k);
   }
 
   stats(): { bytes: number; entries: number; max: number } {

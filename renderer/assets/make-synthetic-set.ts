@@ -11,7 +11,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { VIEW_IDS, type ViewId } from '../../shared/views.ts';
-import { LINEAR_TO_SRGB8, LINEAR_LUT_SIZE, srgbToLinear } from '../color/srgb.ts';
+import { LINEAR_TO_SRGB8, LINEAR_LUT_SIZE, hexToLinear, srgbToLinear } from '../color/srgb.ts';
+import { calibrateView } from './calibrate.ts';
+import { encodeLight16, encodeLight8 } from './light-encoding.ts';
 import type { Quad } from './set-format.ts';
 
 const VB_W = 1600;
@@ -178,8 +180,14 @@ const lin = (r: number, g: number, b: number): [number, number, number] => [
   srgbToLinear(b / 255),
 ];
 
-/** The neutral paint of the base shot (a light silver), linear. */
-export const SYNTHETIC_BASE_PAINT = 0.62;
+/** The neutral paint of the base shot (a light silver). */
+export const SYNTHETIC_NEUTRAL_PAINT = '#D0D0D0';
+const SYNTHETIC_BASE_PAINT = hexToLinear(SYNTHETIC_NEUTRAL_PAINT)[0];
+/** The backdrop: a vertical gradient in linear light (set.json "backdrop"). */
+const BACKDROP_TOP = srgbToLinear(246 / 255);
+const BACKDROP_BOTTOM = srgbToLinear(230 / 255);
+/** Share of the backdrop seen through the glass. */
+const GLASS_TRANSMISSION = 0.45;
 
 export interface SyntheticSetOptions {
   id?: string;
@@ -200,7 +208,15 @@ export async function makeSyntheticSet(outDir: string, opts: SyntheticSetOptions
   const views = opts.views ?? VIEW_IDS;
   const scale = width / VB_W;
   await fs.mkdir(outDir, { recursive: true });
-  const setJson: { id: string; revision: string; views: Record<string, unknown> } = { id, revision, views: {} };
+  const setJson = {
+    id,
+    format: 2,
+    revision,
+    source: { kind: 'synthetic', note: 'SVG shapes with a procedural light split (renderer/assets/make-synthetic-set.ts)' },
+    neutral_paint: SYNTHETIC_NEUTRAL_PAINT,
+    backdrop: { top: [BACKDROP_TOP, BACKDROP_TOP, BACKDROP_TOP], bottom: [BACKDROP_BOTTOM, BACKDROP_BOTTOM, BACKDROP_BOTTOM] },
+    views: {} as Record<string, unknown>,
+  };
   for (const viewId of views) {
     const s = SHAPES[viewId];
     const w = width;
@@ -224,7 +240,10 @@ export async function makeSyntheticSet(outDir: string, opts: SyntheticSetOptions
     const diff = depth === 16 ? new Uint16Array(n) : Buffer.alloc(n);
     const spec = depth === 16 ? new Uint16Array(n) : Buffer.alloc(n);
     const shadow = shadowM ? Buffer.alloc(n) : null;
-    const maxV = depth === 16 ? 65535 : 255;
+    const coverage = Buffer.alloc(n);
+    const dLin = new Float32Array(n);
+    const sLin = new Float32Array(n);
+    const encodeLight = depth === 16 ? encodeLight16 : encodeLight8;
     const [bx0, by0, bx1, by1] = s.bodyBox.map((v) => v * scale) as [number, number, number, number];
     const cGlass = lin(38, 46, 56);
     const cTyre = lin(26, 26, 28);
@@ -269,7 +288,9 @@ export async function makeSyntheticSet(outDir: string, opts: SyntheticSetOptions
           b += (c[2] - b) * a;
           p *= 1 - a;
         };
-        over(cGlass, glassM[i]!);
+        // see-through glass: part of the backdrop shows, the rest is the dark tinted pane
+        const ga = glassM[i]!;
+        over([cGlass[0] + (bg - cGlass[0]) * GLASS_TRANSMISSION, cGlass[1] + (bg - cGlass[1]) * GLASS_TRANSMISSION, cGlass[2] + (bg - cGlass[2]) * GLASS_TRANSMISSION], ga);
         over(cTrim, trimM[i]!);
         over(cLf, lfM[i]!);
         over(cLr, lrM[i]!);
@@ -277,14 +298,17 @@ export async function makeSyntheticSet(outDir: string, opts: SyntheticSetOptions
         over(cTyre, tyreM[i]!);
         over(cRim, rimM[i]!);
         const carCover = Math.min(1, bodyM[i]! + tyreM[i]!);
+        coverage[i] = Math.round(carCover * (1 - GLASS_TRANSMISSION * ga) * 255);
         const toS = (c: number) => LINEAR_TO_SRGB8[Math.round(Math.max(0, Math.min(1, c)) * (LINEAR_LUT_SIZE - 1))]!;
         base[i * 3] = toS(r);
         base[i * 3 + 1] = toS(g);
         base[i * 3 + 2] = toS(b);
         paint[i] = Math.round(p * 255);
-        const inPaint = p > 0 ? 1 : 0;
-        diff[i] = Math.round(D * inPaint * maxV);
-        spec[i] = Math.round(S * inPaint * maxV);
+        const inPaint = paint[i]! > 0 ? 1 : 0;
+        diff[i] = encodeLight(D * inPaint);
+        spec[i] = encodeLight(S * inPaint);
+        dLin[i] = D * inPaint;
+        sLin[i] = S * inPaint;
         if (shadow && shadowM) shadow[i] = Math.round(Math.min(1, shadowM[i]! * 0.5) * (1 - carCover) * 255);
       }
     }
@@ -303,6 +327,7 @@ export async function makeSyntheticSet(outDir: string, opts: SyntheticSetOptions
           : sharp(data, { raw: { width: w, height: h, channels: 1 } }).toColourspace('b-w');
       await img.png(png).toFile(path.join(dir, `${name}.png`));
     }
+    await sharp(coverage, { raw: { width: w, height: h, channels: 1 } }).toColourspace('b-w').png(png).toFile(path.join(dir, 'coverage.png'));
     if (shadow) {
       await sharp(shadow, { raw: { width: w, height: h, channels: 1 } }).toColourspace('b-w').png(png).toFile(path.join(dir, 'shadow.png'));
     } else {
@@ -313,6 +338,8 @@ export async function makeSyntheticSet(outDir: string, opts: SyntheticSetOptions
       height: h,
       plate_quad: plateQuad ? plateQuad.map(([x, y]) => [Math.round(x * 100) / 100, Math.round(y * 100) / 100]) : null,
       shadow: shadow !== null,
+      coverage: true,
+      calibration: calibrateView({ width: w, height: h, paint, diffuse: dLin, specular: sLin }),
     };
   }
   await fs.writeFile(path.join(outDir, 'set.json'), JSON.stringify(setJson, null, 2) + '\n');

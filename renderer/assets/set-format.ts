@@ -3,14 +3,16 @@ import path from 'node:path';
 import sharp, { type Metadata } from 'sharp';
 import { z } from 'zod';
 import { VIEW_IDS, isViewId, type ViewId } from '../../shared/views.ts';
+import { hexToLinear } from '../color/srgb.ts';
 
 /**
- * The studio asset-set format of DESIGN.md as the loader reads it (docs/renderer.md, "Asset sets on
- * disk"): `<set>/set.json` and per view `<view>/{base,paint,diffuse,specular[,shadow]}.png`.
+ * The studio asset-set format 2 as the loader reads it (docs/asset-format.md): `<set>/set.json` and
+ * per view `<view>/{base,paint,diffuse,specular[,shadow][,coverage]}.png`.
  */
 export const SET_ID_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 export const MAX_LAYER_WIDTH = 4096;
-export const LAYER_FILES = ['base', 'paint', 'diffuse', 'specular', 'shadow'] as const;
+export const LAYER_FILES = ['base', 'paint', 'diffuse', 'specular', 'shadow', 'coverage'] as const;
+export const ASSET_FORMAT = 2;
 export type LayerName = (typeof LAYER_FILES)[number];
 
 export type Quad = [[number, number], [number, number], [number, number], [number, number]];
@@ -20,14 +22,24 @@ export interface ViewMeta {
   height: number;
   plateQuad: Quad | null;
   shadow: boolean;
-  /** Bit depth of diffuse/specular on disk: 8 or 16. */
+  /** A coverage (alpha) layer exists: the view can be rendered on a transparent background. */
+  coverage: boolean;
+  /** Bit depth of diffuse/specular on disk: 16 = linear, 8 = through the sRGB curve. */
   lightDepth: { diffuse: 8 | 16; specular: 8 | 16 };
+  /** docs/asset-format.md, "Calibration". */
+  calibration: { diffuseGain: number; specularFloor: number };
 }
+
+export type Rgb = [number, number, number];
 
 export interface AssetSetMeta {
   id: string;
   revision: string;
   dir: string;
+  /** The neutral paint of the base shot, linear RGB. */
+  neutral: Rgb;
+  /** The studio backdrop, linear RGB at the first and last row; null when no view has coverage. */
+  backdrop: { top: Rgb; bottom: Rgb } | null;
   views: Partial<Record<ViewId, ViewMeta>>;
 }
 
@@ -48,11 +60,25 @@ const viewSchema = z
     height: z.number().int().positive().max(MAX_LAYER_WIDTH),
     plate_quad: z.union([z.tuple([point, point, point, point]), z.null()]),
     shadow: z.boolean(),
+    coverage: z.boolean().default(false),
+    calibration: z
+      .object({
+        diffuse_gain: z.number().finite().positive().max(100),
+        specular_floor: z.number().finite().min(0).max(1),
+      })
+      .strict(),
   })
   .strict();
+const linearRgb = z.tuple([z.number().min(0).max(1), z.number().min(0).max(1), z.number().min(0).max(1)]);
 const setSchema = z.object({
   id: z.string().regex(SET_ID_RE),
+  format: z.literal(ASSET_FORMAT, {
+    error: 'must be 2 (format 1 sets have no calibration: re-bake or re-import them, docs/asset-format.md)',
+  }),
   revision: z.union([z.string().min(1), z.number()]).transform((r) => String(r)),
+  source: z.record(z.string(), z.unknown()).optional(),
+  neutral_paint: z.string().regex(/^#[0-9A-Fa-f]{6}$/, 'must be #RRGGBB'),
+  backdrop: z.object({ top: linearRgb, bottom: linearRgb }).strict().optional(),
   views: z.record(z.string(), viewSchema),
 });
 
@@ -116,9 +142,12 @@ export async function readSetMeta(dir: string): Promise<AssetSetMeta> {
   const views: Partial<Record<ViewId, ViewMeta>> = {};
   const entries = Object.entries(s.views);
   if (entries.length === 0) throw new AssetSetError(setFile, 'views: no view listed');
-  for (const [viewId] of entries) {
+  for (const [viewId, v] of entries) {
     if (!isViewId(viewId)) {
       throw new AssetSetError(setFile, `views.${viewId}: unknown view id (expected one of ${VIEW_IDS.join(', ')})`);
+    }
+    if (v.coverage && !s.backdrop) {
+      throw new AssetSetError(setFile, `views.${viewId}.coverage is true but the set has no backdrop`);
     }
   }
   for (const [viewId, v] of entries) {
@@ -141,9 +170,9 @@ export async function readSetMeta(dir: string): Promise<AssetSetMeta> {
         (st) => st.isFile(),
         () => false,
       );
-      if (layer === 'shadow') {
-        if (!v.shadow) {
-          if (exists) throw new AssetSetError(file, `present but set.json views.${viewId}.shadow is false`);
+      if (layer === 'shadow' || layer === 'coverage') {
+        if (!v[layer]) {
+          if (exists) throw new AssetSetError(file, `present but set.json views.${viewId}.${layer} is false`);
           continue;
         }
       }
@@ -166,7 +195,7 @@ export async function readSetMeta(dir: string): Promise<AssetSetMeta> {
         if (channels < 3 || meta.depth !== 'uchar') {
           throw new AssetSetError(file, `must be 8-bit RGB or RGBA, found ${channels} channel(s) of ${meta.depth}`);
         }
-      } else if (layer === 'paint' || layer === 'shadow') {
+      } else if (layer === 'paint' || layer === 'shadow' || layer === 'coverage') {
         if (channels !== 1 || meta.depth !== 'uchar') {
           throw new AssetSetError(file, `must be 8-bit greyscale, found ${channels} channel(s) of ${meta.depth}`);
         }
@@ -182,8 +211,17 @@ export async function readSetMeta(dir: string): Promise<AssetSetMeta> {
       height: v.height,
       plateQuad: v.plate_quad ? (v.plate_quad.map(([x, y]) => [x, y]) as Quad) : null,
       shadow: v.shadow,
+      coverage: v.coverage,
       lightDepth: depths,
+      calibration: { diffuseGain: v.calibration.diffuse_gain, specularFloor: v.calibration.specular_floor },
     };
   }
-  return { id: s.id, revision: s.revision, dir, views };
+  return {
+    id: s.id,
+    revision: s.revision,
+    dir,
+    neutral: hexToLinear(s.neutral_paint),
+    backdrop: s.backdrop ? { top: s.backdrop.top, bottom: s.backdrop.bottom } : null,
+    views,
+  };
 }

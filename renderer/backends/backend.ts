@@ -11,23 +11,36 @@ export interface PlatePlacement {
   bbox: [number, number, number, number];
 }
 
-/** Everything a compositor needs for one picture; layers are already at the output size. */
+/** Everything a compositor needs for one picture (docs/asset-format.md, "Compositing"), at the layers' size. */
 export interface CompositeJob {
   layers: Layers;
   /** Paint colour, linear light RGB. */
   color: [number, number, number];
-  /** Multiply the studio shadow (only set when the view has one). */
+  /** The neutral paint of the base shot, linear light RGB. */
+  neutral: [number, number, number];
+  /** The view's calibration: D' = gain·D, S' = max(0, S − floor). */
+  calibration: { diffuseGain: number; specularFloor: number };
+  /** Apply the studio shadow (only set when the view has one). */
   shadow: boolean;
   plate: PlatePlacement | null;
+  /** Transparent background: the backdrop to remove (linear RGB at the first and last row); null = studio backdrop. */
+  transparent: { top: [number, number, number]; bottom: [number, number, number] } | null;
 }
 
-/** An 8-bit sRGB picture, rows top to bottom, no padding; RGB, or RGBA with alpha ignored (gl readback). */
+/**
+ * An 8-bit sRGB picture, rows top to bottom, no padding. RGB, or RGBA: with `alpha` the fourth channel
+ * is straight (not premultiplied) alpha; without it the fourth channel is ignored (gl readback).
+ */
 export interface RgbImage {
   width: number;
   height: number;
   data: Uint8Array;
   channels: 3 | 4;
+  alpha: boolean;
 }
+
+/** Highlight roll-off knee (docs/asset-format.md, "shoulder"): the paint is unchanged below it. */
+export const SHOULDER_KNEE = 0.88;
 
 /** A compositor backend: gl (headless-gl + three.js) or cpu (worker threads). */
 export interface Compositor {

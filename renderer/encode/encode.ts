@@ -15,7 +15,7 @@ export const ENCODER = {
 } as const;
 
 /** Changes whenever the settings above (or the compositing) change, so ETags change with the bytes. */
-export const ENCODER_TAG = 'enc1';
+export const ENCODER_TAG = 'enc2';
 
 export interface Encoded {
   bytes: Buffer;
@@ -24,13 +24,20 @@ export interface Encoded {
   height: number;
 }
 
-export async function encodeImage(img: RgbImage, format: ImageFormat): Promise<Encoded> {
+/**
+ * Encodes the composited picture, resized first to `size` when it differs (Lanczos-3 on the finished
+ * picture, alpha premultiplied by sharp while it resizes): the one resize of a render.
+ */
+export async function encodeImage(img: RgbImage, format: ImageFormat, size?: { width: number; height: number }): Promise<Encoded> {
   const input = Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength);
   let s = sharp(input, { raw: { width: img.width, height: img.height, channels: img.channels } });
-  if (img.channels === 4) s = s.removeAlpha();
+  if (img.channels === 4 && !img.alpha) s = s.removeAlpha();
+  const width = size?.width ?? img.width;
+  const height = size?.height ?? img.height;
+  if (width !== img.width || height !== img.height) s = s.resize(width, height, { kernel: 'lanczos3', fit: 'fill' });
   if (format === 'webp') s = s.webp(ENCODER.webp);
   else if (format === 'png') s = s.png(ENCODER.png);
   else s = s.jpeg(ENCODER.jpeg);
   const bytes = await s.toBuffer();
-  return { bytes, contentType: CONTENT_TYPES[format], width: img.width, height: img.height };
+  return { bytes, contentType: CONTENT_TYPES[format], width, height };
 }

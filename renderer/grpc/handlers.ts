@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../shared/logger.ts';
 import { ServiceError, toServiceError } from '../../shared/errors.ts';
 import { RENDER_CHUNK_BYTES } from '../../shared/render-client.ts';
-import { formatFromProto } from '../../shared/render-request.ts';
+import { backgroundFromProto, formatFromProto } from '../../shared/render-request.ts';
 import type { RenderService } from '../render-service.ts';
 
 interface WireRenderRequest {
@@ -14,6 +14,7 @@ interface WireRenderRequest {
   _plate?: string;
   format: string;
   width: number;
+  background?: string | number;
 }
 
 function grpcError(e: ServiceError): Partial<grpc.StatusObject> {
@@ -49,6 +50,7 @@ export function renderHandlers(deps: { service: RenderService; logger: Logger; i
             plate: hasPlate ? (r.plate ?? '') : null,
             format: formatFromProto(r.format),
             width: r.width,
+            background: backgroundFromProto(r.background) ?? String(r.background),
           },
           { deadline: deadlineOf(call) },
         );
@@ -91,6 +93,7 @@ export function renderHandlers(deps: { service: RenderService; logger: Logger; i
             height: v.height,
             plate_quad: v.plateQuad ? v.plateQuad.map(([x, y]) => ({ x, y })) : [],
             shadow: v.shadow,
+            coverage: v.coverage,
           };
         }
         callback(null, { id: set.id, revision: set.revision, views });

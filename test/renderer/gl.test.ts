@@ -22,8 +22,9 @@ async function glOrSkip(ctx: Mocha.Context): Promise<Compositor | null> {
   }
 }
 
+/** RGB, or RGBA when the picture has a real alpha channel (transparent background). */
 function rgb(img: RgbImage): Uint8Array {
-  if (img.channels === 3) return img.data;
+  if (img.channels === 3 || img.alpha) return img.data;
   const out = new Uint8Array(img.width * img.height * 3);
   for (let i = 0, j = 0; i < out.length; i += 3, j += 4) {
     out[i] = img.data[j]!;
@@ -76,16 +77,27 @@ describe('gl backend (headless-gl + three.js, WebGL 2)', function () {
             };
             await layersStep.run(ctx, { store, backend: cpu });
             await plateStep.run(ctx, { store, backend: cpu });
-            const job = { layers: ctx.layers!, color: hexToLinear(color), shadow: shadow && ctx.view.shadow, plate: ctx.plate ?? null };
-            const a = rgb(await cpu.composite(job));
-            const b = rgb(await gl!.composite(job));
-            const p = psnr(a, b);
-            n++;
-            if (p < worst) {
-              worst = p;
-              worstCase = `${view} w=${width} ${color} shadow=${shadow} plate=${plate}`;
+            for (const transparent of [false, true]) {
+              const job = {
+                layers: ctx.layers!,
+                color: hexToLinear(color),
+                neutral: set.neutral,
+                calibration: ctx.view.calibration,
+                shadow: shadow && ctx.view.shadow,
+                plate: ctx.plate ?? null,
+                transparent: transparent ? set.backdrop : null,
+              };
+              const a = rgb(await cpu.composite(job));
+              const b = rgb(await gl!.composite(job));
+              const p = psnr(a, b);
+              n++;
+              const name = `${view} w=${width} ${color} shadow=${shadow} plate=${plate} transparent=${transparent}`;
+              if (p < worst) {
+                worst = p;
+                worstCase = name;
+              }
+              expect(p, name).to.be.at.least(35);
             }
-            expect(p, `${view} w=${width} ${color} shadow=${shadow} plate=${plate}`).to.be.at.least(35);
           }
         }
       }

@@ -83,7 +83,7 @@ describe('renderer gRPC service (cpu backend)', function () {
   });
 
   it('recolours the paint region: Oklab hue and chroma of the requested colour, form kept, no clipping', async () => {
-    const layers = await s.internals.store.layersAt(await s.internals.store.getSet(TEST_SET), 'side_left', TEST_WIDTH);
+    const layers = await s.internals.store.levelFor(await s.internals.store.getSet(TEST_SET), 'side_left', TEST_WIDTH);
     const full: number[] = [];
     for (let i = 0; i < layers.paint.length; i++) if (layers.paint[i] === 255) full.push(i);
     expect(full.length).to.be.greaterThan(5000);
@@ -121,7 +121,7 @@ describe('renderer gRPC service (cpu backend)', function () {
 
   it('leaves the studio background unchanged and applies the shadow only when asked', async () => {
     const set = await s.internals.store.getSet(TEST_SET);
-    const layers = await s.internals.store.layersAt(set, 'front', TEST_WIDTH);
+    const layers = await s.internals.store.levelFor(set, 'front', TEST_WIDTH);
     const off = await decode((await renderBytes(s.client, req({ view: 'front', shadow: false, color: '#1E4B8C' }))).bytes);
     const on = await decode((await renderBytes(s.client, req({ view: 'front', shadow: true, color: '#1E4B8C' }))).bytes);
     let outside = 0;

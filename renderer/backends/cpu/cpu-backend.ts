@@ -24,7 +24,12 @@ export function kernelInput(job: CompositeJob, out: Uint8Array): KernelInput {
     diffuse: l.diffuse,
     specular: l.specular,
     shadow: job.shadow ? l.shadow : null,
+    coverage: job.transparent ? l.coverage : null,
     color: job.color,
+    neutral: job.neutral,
+    gain: job.calibration.diffuseGain,
+    floor: job.calibration.specularFloor,
+    backdrop: job.transparent && l.coverage ? job.transparent : null,
     plate: job.plate
       ? {
           data: job.plate.tex.data,
@@ -126,7 +131,9 @@ export class CpuCompositor implements Compositor {
 
   async composite(job: CompositeJob): Promise<RgbImage> {
     const { width, height } = job.layers;
-    const out = sharedU8(width * height * 3);
+    const alpha = Boolean(job.transparent && job.layers.coverage);
+    const channels = alpha ? 4 : 3;
+    const out = sharedU8(width * height * channels);
     const input = kernelInput(job, out);
     if (this.size === 0) {
       compositeKernel(input);
@@ -137,7 +144,7 @@ export class CpuCompositor implements Compositor {
         this.pump();
       });
     }
-    return { width, height, data: out, channels: 3 };
+    return { width, height, data: out, channels, alpha };
   }
 
   async close(): Promise<void> {

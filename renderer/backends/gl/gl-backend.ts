@@ -4,7 +4,7 @@ import * as THREE from 'three';
 import type { Logger } from '../../../shared/logger.ts';
 import type { Layers } from '../../assets/layers.ts';
 import type { PlateTexture } from '../../plate/plate-raster.ts';
-import { PLATE_WHITE_LINEAR, type CompositeJob, type Compositor, type RgbImage } from '../backend.ts';
+import { PLATE_WHITE_LINEAR, SHOULDER_KNEE, type CompositeJob, type Compositor, type RgbImage } from '../backend.ts';
 import { FRAGMENT_SHADER, VERTEX_SHADER } from './shaders.ts';
 
 const require = createRequire(import.meta.url);
@@ -58,6 +58,7 @@ interface LayerTextures {
   diffuse: THREE.DataTexture;
   specular: THREE.DataTexture;
   shadow: THREE.DataTexture | null;
+  coverage: THREE.DataTexture | null;
   bytes: number;
 }
 
@@ -152,8 +153,16 @@ export class GlCompositor implements Compositor {
         uDiffuse: { value: null },
         uSpecular: { value: null },
         uShadow: { value: this.dummy8 },
+        uCoverage: { value: this.dummy8 },
         uHasShadow: { value: false },
+        uTransparent: { value: false },
+        uBackTop: { value: new THREE.Vector3() },
+        uBackBottom: { value: new THREE.Vector3() },
+        uHeight: { value: 1 },
         uColor: { value: new THREE.Vector3() },
+        uNeutral: { value: new THREE.Vector3() },
+        uCalib: { value: new THREE.Vector2(1, 0) },
+        uKnee: { value: SHOULDER_KNEE },
         uPlate: { value: this.dummyF },
         uHasPlate: { value: false },
         uHinv: { value: new THREE.Matrix3() },
@@ -172,7 +181,7 @@ export class GlCompositor implements Compositor {
       maxSize: 1024 * 1024 * 1024,
       sizeCalculation: (t) => Math.max(1, t.bytes),
       dispose: (t) => {
-        for (const x of [t.base, t.paint, t.diffuse, t.specular, t.shadow]) x?.dispose();
+        for (const x of [t.base, t.paint, t.diffuse, t.specular, t.shadow, t.coverage]) x?.dispose();
       },
     });
   }
@@ -192,11 +201,15 @@ export class GlCompositor implements Compositor {
           diffuse: new Uint16Array(4),
           specular: new Uint16Array(4),
           shadow: null,
+          coverage: null,
           bytes: 0,
         },
         color: [0, 0, 0],
+        neutral: [0.7, 0.7, 0.7],
+        calibration: { diffuseGain: 1, specularFloor: 0 },
         shadow: false,
         plate: null,
+        transparent: null,
       },
       false,
     );
@@ -215,6 +228,7 @@ export class GlCompositor implements Compositor {
         diffuse: tex(l.diffuse, w, h, THREE.RedIntegerFormat, THREE.UnsignedShortType, 'R16UI', THREE.NearestFilter),
         specular: tex(l.specular, w, h, THREE.RedIntegerFormat, THREE.UnsignedShortType, 'R16UI', THREE.NearestFilter),
         shadow: l.shadow ? tex(l.shadow, w, h, THREE.RedFormat, THREE.UnsignedByteType, 'R8', THREE.NearestFilter) : null,
+        coverage: l.coverage ? tex(l.coverage, w, h, THREE.RedFormat, THREE.UnsignedByteType, 'R8', THREE.NearestFilter) : null,
         bytes: l.bytes,
       };
       this.textures.set(l.key, t);
@@ -245,6 +259,16 @@ export class GlCompositor implements Compositor {
     u.uShadow!.value = job.shadow && t.shadow ? t.shadow : this.dummy8;
     u.uHasShadow!.value = Boolean(job.shadow && t.shadow);
     (u.uColor!.value as THREE.Vector3).set(...job.color);
+    (u.uNeutral!.value as THREE.Vector3).set(...job.neutral);
+    (u.uCalib!.value as THREE.Vector2).set(job.calibration.diffuseGain, job.calibration.specularFloor);
+    const alpha = Boolean(job.transparent && t.coverage);
+    u.uTransparent!.value = alpha;
+    u.uCoverage!.value = alpha ? t.coverage : this.dummy8;
+    u.uHeight!.value = height;
+    if (job.transparent) {
+      (u.uBackTop!.value as THREE.Vector3).set(...job.transparent.top);
+      (u.uBackBottom!.value as THREE.Vector3).set(...job.transparent.bottom);
+    }
     if (job.plate) {
       const p = job.plate;
       const h = p.hinv;
@@ -264,7 +288,7 @@ export class GlCompositor implements Compositor {
     const out = new Uint8Array(width * height * 4);
     if (read) this.renderer.readRenderTargetPixels(this.target, 0, 0, width, height, out);
     this.renderer.setRenderTarget(null);
-    return { width, height, data: out, channels: 4 };
+    return { width, height, data: out, channels: 4, alpha };
   }
 
   composite(job: CompositeJob): Promise<RgbImage> {

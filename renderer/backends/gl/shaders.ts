@@ -19,8 +19,16 @@ uniform sampler2D uPaint;     // R8
 uniform usampler2D uDiffuse;  // R16UI, linear / 65535
 uniform usampler2D uSpecular; // R16UI, linear / 65535
 uniform sampler2D uShadow;    // R8
+uniform sampler2D uCoverage;  // R8
 uniform bool uHasShadow;
+uniform bool uTransparent;
+uniform vec3 uBackTop;        // backdrop, linear, first row
+uniform vec3 uBackBottom;     // backdrop, linear, last row
+uniform float uHeight;
 uniform vec3 uColor;          // linear
+uniform vec3 uNeutral;        // linear
+uniform vec2 uCalib;          // diffuse gain, specular floor
+uniform float uKnee;
 uniform sampler2D uPlate;     // RGBA32F premultiplied linear, padded
 uniform bool uHasPlate;
 uniform mat3 uHinv;           // output pixel → unit plate square
@@ -47,9 +55,27 @@ void main() {
   if (m > 0.0) {
     float D = float(texelFetch(uDiffuse, p, 0).r) / 65535.0;
     float S = float(texelFetch(uSpecular, p, 0).r) / 65535.0;
-    c += (uColor * D + vec3(S) - c) * m;
+    vec3 rest = clamp(b - m * (uNeutral * D + vec3(S)), vec3(0.0), vec3(1.0 - m));
+    vec3 paint = uColor * (uCalib.x * D) + vec3(max(S - uCalib.y, 0.0));
+    float mx = max(paint.r, max(paint.g, paint.b));
+    if (mx > uKnee) {
+      float x = (mx - uKnee) / (1.0 - uKnee);
+      paint *= (uKnee + (1.0 - uKnee) * x / (1.0 + x)) / mx;
+    }
+    c = rest + m * paint;
   }
-  if (uHasShadow) c *= 1.0 - texelFetch(uShadow, p, 0).r;
+  float sh = uHasShadow ? texelFetch(uShadow, p, 0).r : 0.0;
+  float alpha = 1.0;
+  if (uTransparent) {
+    float a = texelFetch(uCoverage, p, 0).r;
+    float t = uHeight > 1.0 ? float(p.y) / (uHeight - 1.0) : 0.0;
+    vec3 g = mix(uBackTop, uBackBottom, t);
+    vec3 pm = clamp(c - (1.0 - a) * g, vec3(0.0), vec3(a));
+    alpha = a + (1.0 - a) * sh;
+    c = alpha > 0.0 ? pm / alpha : vec3(0.0);
+  } else {
+    c *= 1.0 - sh;
+  }
   if (uHasPlate && float(p.x) >= uBBox.x && float(p.y) >= uBBox.y && float(p.x) < uBBox.z && float(p.y) < uBBox.w) {
     vec3 h = uHinv * vec3(vec2(p) + 0.5, 1.0);
     if (h.z > 0.0) {
@@ -60,6 +86,6 @@ void main() {
       c = c * (1.0 - s.a) + s.rgb * light;
     }
   }
-  outColor = vec4(l2s(c.r), l2s(c.g), l2s(c.b), 1.0);
+  outColor = vec4(l2s(c.r), l2s(c.g), l2s(c.b), alpha);
 }
 `;
