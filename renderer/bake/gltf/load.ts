@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { NodeIO, type Document } from '@gltf-transform/core';
+import { Logger, NodeIO, type Document } from '@gltf-transform/core';
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
 import sharp from 'sharp';
 import * as THREE from 'three';
@@ -29,7 +29,7 @@ async function nodeIO(): Promise<NodeIO> {
   ioPromise ??= (async () => {
     const [{ default: draco3d }, { MeshoptDecoder }] = await Promise.all([import('draco3dgltf'), import('meshoptimizer')]);
     await MeshoptDecoder.ready;
-    return new NodeIO().registerExtensions(ALL_EXTENSIONS).registerDependencies({
+    return new NodeIO().setLogger(new Logger(Logger.Verbosity.ERROR)).registerExtensions(ALL_EXTENSIONS).registerDependencies({
       'draco3d.decoder': await draco3d.createDecoderModule(),
       'meshopt.decoder': MeshoptDecoder,
     });

@@ -30,7 +30,7 @@ const KEYWORDS: Array<[Role, string[]]> = [
   ['tyre', ['tyre*', 'tire*', 'rubber', 'reifen', 'pneu*', 'tread*']],
   ['rim', ['rim', 'rims', 'wheel', 'wheels', 'felge*', 'hubcap*', 'alloy*', 'spoke*']],
   ['chrome', ['chrome*', 'chromed']],
-  ['trim', ['trim*', 'plastic*', 'grille*', 'grill', 'mirror*', 'metal*', 'underbody', 'undercarriage', 'chassis', 'exhaust*', 'brake*', 'caliper*', 'calliper*', 'disc', 'rotor*', 'wiper*', 'handle*', 'seal*', 'gasket*']],
+  ['trim', ['trim*', 'plastic*', 'grille*', 'grill', 'mirror*', 'metal', 'metals', 'underbody', 'undercarriage', 'chassis', 'exhaust*', 'brake*', 'caliper*', 'calliper*', 'disc', 'rotor*', 'wiper*', 'handle*', 'seal*', 'gasket*']],
   ['paint', ['paint*', 'carpaint*', 'body', 'bodywork', 'bodypaint*', 'lack*', 'lacquer*', 'karosserie*', 'coachwork', 'carbody', 'livery']],
 ];
 
