@@ -156,13 +156,28 @@ catalog
 const assets = program.command('assets').description('studio asset sets (docs/renderer.md for the format)');
 assets
   .command('import <dir>')
-  .description('validate an asset set folder (set.json + layers per view) and copy it into ASSETS_DIR')
+  .description(
+    'validate an asset set folder (set.json + layers per view) and copy it into ASSETS_DIR; a photographed ' +
+      'folder (base + paint [+ shadow, coverage] per view, no diffuse/specular) is split first, as by "assets split"',
+  )
   .option('--replace', 'replace an existing set of the same id (its revision must change)')
   .action(async (dir: string, o: { replace?: boolean }) => {
     const { readSetMeta } = await import('../../renderer/assets/set-format.ts');
+    const { isPhotographedSet, splitPhotographedSetToTemp } = await import('../../renderer/assets/photo-split.ts');
+    let source = path.resolve(dir);
+    if (await isPhotographedSet(source)) {
+      process.stderr.write(`${source}: a photographed set (no diffuse/specular): deriving D and S\n`);
+      try {
+        const split = await splitPhotographedSetToTemp(source, { log: (line) => process.stderr.write(`  ${line}\n`) });
+        source = split.dir;
+        process.once('exit', () => fs.rmSync(path.dirname(split.dir), { recursive: true, force: true }));
+      } catch (err) {
+        fail((err as Error).message);
+      }
+    }
     let meta;
     try {
-      meta = await readSetMeta(path.resolve(dir));
+      meta = await readSetMeta(source);
     } catch (err) {
       fail((err as Error).message);
     }
@@ -174,11 +189,39 @@ assets
       if (old.revision === meta.revision) fail(`asset set ${meta.id} already has revision ${meta.revision}; bump "revision" in set.json`);
     }
     const staging = `${target}.importing-${process.pid}`;
-    fs.cpSync(path.resolve(dir), staging, { recursive: true });
+    fs.cpSync(source, staging, { recursive: true });
     fs.rmSync(target, { recursive: true, force: true });
     fs.renameSync(staging, target); // the renderer never sees a half-copied set
     print({ imported: meta.id, revision: meta.revision, views: Object.keys(meta.views), into: target });
     process.stderr.write(`Reference it from a catalog with "asset_set": "${meta.id}" and import the catalog.\n`);
+  });
+
+assets
+  .command('split <in-dir>')
+  .description(
+    'derive D and S once for a photographed set (per view base + paint [+ shadow, coverage], docs/studio.md) ' +
+      'and write it as an asset-format-2 set',
+  )
+  .requiredOption('--out <dir>', 'the set folder to write; its name must be the set id')
+  .option('--neutral <hex>', "the neutral paint #RRGGBB of the shoot (default: set.json's neutral_paint, else estimated)")
+  .option('--radius <px>', 'half-size of the top-hat square in pixels (default: view width / 60)')
+  .option('--force', 'replace the output folder if it exists')
+  .action(async (inDir: string, o: { out: string; neutral?: string; radius?: string; force?: boolean }) => {
+    const { splitPhotographedSet } = await import('../../renderer/assets/photo-split.ts');
+    const out = path.resolve(o.out);
+    if (fs.existsSync(out) && !o.force) fail(`${out}: already exists (use --force to replace it)`);
+    if (o.radius !== undefined && !(int(o.radius) > 0)) fail(`--radius: must be a positive integer, got ${o.radius}`);
+    try {
+      const r = await splitPhotographedSet(inDir, out, {
+        neutral: o.neutral,
+        radius: o.radius !== undefined ? int(o.radius) : undefined,
+        log: (line) => process.stderr.write(`${line}\n`),
+      });
+      print(r);
+      process.stderr.write(`Import it with: npm run admin -- assets import ${out}\n`);
+    } catch (err) {
+      fail((err as Error).message);
+    }
   });
 
 program.parseAsync(process.argv).catch((err: unknown) => fail((err as Error).message));
