@@ -1,5 +1,5 @@
 /**
- * `npm run bake [-- --sets a,b] [--views v1,v2] [--width 2400] [--out assets]` (procedural sets)
+ * `npm run bake [-- --sets a,b] [--views v1,v2] [--width 2400] [--supersample 4] [--out assets]` (procedural sets)
  * `npm run bake -- gltf <file.glb|file.gltf> --out <dir> [--id <set-id>] [--map <roles.json>]` (renderer/bake/gltf/cli.ts)
  * Bakes the studio asset sets (docs/studio.md) deterministically: same inputs, same files.
  */
@@ -8,7 +8,7 @@ import { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { VIEW_IDS, isViewId, type ViewId } from '../../shared/views.ts';
 import { createGLRenderer } from './gl.ts';
-import { bakeSet } from './bake.ts';
+import { bakeSet, DEFAULT_SUPERSAMPLE } from './bake.ts';
 import { DEFAULT_SET_IDS, findSet, SETS } from './styles.ts';
 
 if (process.argv[2] === 'gltf') {
@@ -23,14 +23,16 @@ const program = new Command()
   .option('--views <ids>', 'comma-separated view ids', VIEW_IDS.join(','))
   .option('--width <px>', 'base width', '2400')
   .option('--height <px>', 'base height (default 9/16 of the width)')
-  .option('--samples <n>', 'MSAA samples', '4')
+  .option('--samples <n>', 'MSAA samples per render', '4')
+  .option('--supersample <n>', 'sub-pixel-jittered renders per pass (samples x supersample samples a pixel)', String(DEFAULT_SUPERSAMPLE))
   .option('--light-depth <bits>', 'bit depth of diffuse/specular (8 or 16)', '8')
   .option('--out <dir>', 'output folder (one sub-folder per set)', 'assets')
   .option('--no-progress', 'no progress bar (log lines instead)');
 
 program.parse();
 const o = program.opts<{
-  sets: string; views: string; width: string; height?: string; samples: string; lightDepth: string; out: string; progress: boolean;
+  sets: string; views: string; width: string; height?: string; samples: string; supersample: string; lightDepth: string; out: string;
+  progress: boolean;
 }>();
 
 const sets = o.sets.split(',').map((s) => s.trim()).filter(Boolean).map((id) => {
@@ -53,9 +55,10 @@ bar?.start(total, 0, { set: '', view: '' });
 const t0 = Date.now();
 let done = 0;
 let bytes = 0;
+const viewMs: number[] = [];
 for (const def of sets) {
   const res = await bakeSet(gl.renderer, def, path.join(o.out, def.id), {
-    width, height, views: views as ViewId[], samples: Number(o.samples), lightDepth,
+    width, height, views: views as ViewId[], samples: Number(o.samples), supersample: Number(o.supersample), lightDepth,
     onView: (view) => {
       if (bar) bar.update(done, { set: def.id, view });
       else console.log(`[${done + 1}/${total}] ${def.id} ${view}`);
@@ -64,8 +67,14 @@ for (const def of sets) {
   });
   bar?.update(done, { set: def.id, view: 'done' });
   bytes += res.bytes;
-  if (!bar) console.log(`${def.id}: ${(res.bytes / 1e6).toFixed(2)} MB, revision ${res.revision}`);
+  viewMs.push(...res.msPerView);
+  const avg = res.msPerView.reduce((a, b) => a + b, 0) / Math.max(1, res.msPerView.length);
+  if (!bar) console.log(`${def.id}: ${(res.bytes / 1e6).toFixed(2)} MB, ${(avg / 1000).toFixed(1)} s a view, revision ${res.revision}`);
 }
 bar?.stop();
-console.log(`baked ${sets.length} set(s), ${total} view(s) in ${((Date.now() - t0) / 1000).toFixed(0)} s, ${(bytes / 1e6).toFixed(1)} MB`);
+const avgView = viewMs.reduce((a, b) => a + b, 0) / Math.max(1, viewMs.length);
+console.log(
+  `baked ${sets.length} set(s), ${total} view(s) in ${((Date.now() - t0) / 1000).toFixed(0)} s ` +
+  `(${(avgView / 1000).toFixed(1)} s a view), ${(bytes / 1e6).toFixed(1)} MB`,
+);
 gl.dispose();

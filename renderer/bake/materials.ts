@@ -1,18 +1,24 @@
 /**
- * Materials per bake pass. `base` is the finished studio shot; `white`/`black` draw only the paint
- * (white or black albedo) with everything else as an occluder that writes (0,0,0,0), so the alpha of
- * the `white` pass is the anti-aliased paint mask; `occlude` hides the car for the shadow pass.
+ * Materials of the bake passes, chosen by a mesh's role (subject.ts):
+ * - `base`: the finished studio shot. `paint` is the studio clear-coat paint in the neutral colour,
+ *   `glass` tinted reflective glass that lets the cabin (and the backdrop) show through, `plate` the blank
+ *   evenly lit white plate (linear 0.8); every other role keeps the mesh's own material.
+ * - `white` / `black`: only the paint is drawn (white or black albedo); everything else is an occluder
+ *   writing (0,0,0,0), so the alpha of the `white` pass is the anti-aliased paint mask.
+ * - `occlude`: the whole car as an occluder, for the shadow pass.
+ * `hide` is never drawn. Procedural own materials (`ownMaterial`) and the wheel-arch cut live here too.
  */
 import * as THREE from 'three';
-import type { ArchCut, Tag } from './model.ts';
+import type { MaterialPatch, Role } from './subject.ts';
 
 export type Pass = 'base' | 'white' | 'black' | 'occlude';
 
-function srgb(hex: string): THREE.Color {
+export function srgb(hex: string): THREE.Color {
   return new THREE.Color().setStyle(hex, THREE.SRGBColorSpace);
 }
 
-function paint(color: THREE.Color): THREE.Material {
+/** The studio paint: clear-coated, so the softbox strips read as crisp reflections. */
+export function studioPaint(color: THREE.Color): THREE.Material {
   return new THREE.MeshPhysicalMaterial({
     color,
     metalness: 0,
@@ -23,18 +29,121 @@ function paint(color: THREE.Color): THREE.Material {
   });
 }
 
-function occluder(): THREE.Material {
+/**
+ * Tinted glass: the reflections (and the little diffuse light of the dark tint) are added in full, what
+ * lies behind is kept at (1 − opacity): premultiplied "over" without premultiplying the reflections, so
+ * a pane reflects like glass and still lets the cabin show. Alpha accumulates as coverage.
+ */
+export function studioGlass(): THREE.Material {
+  const m = new THREE.MeshPhysicalMaterial({
+    color: srgb('#1c2427'),
+    roughness: 0.03,
+    metalness: 0,
+    clearcoat: 1,
+    clearcoatRoughness: 0.02,
+    transparent: true,
+    opacity: 0.55,
+    depthWrite: false,
+    side: THREE.DoubleSide,
+  });
+  m.blending = THREE.CustomBlending;
+  m.blendEquation = THREE.AddEquation;
+  m.blendSrc = THREE.OneFactor;
+  m.blendDst = THREE.OneMinusSrcAlphaFactor;
+  m.blendEquationAlpha = THREE.AddEquation;
+  m.blendSrcAlpha = THREE.OneFactor;
+  m.blendDstAlpha = THREE.OneMinusSrcAlphaFactor;
+  return m;
+}
+
+/** Blank, evenly lit white plate: linear 0.8 (sRGB ~230), as the compositor expects. */
+export function studioPlate(): THREE.Material {
+  return new THREE.MeshBasicMaterial({ color: new THREE.Color(0.8, 0.8, 0.8) });
+}
+
+export function occluder(): THREE.Material {
   const m = new THREE.MeshBasicMaterial({ color: 0x000000, opacity: 0, transparent: false });
   m.blending = THREE.NoBlending;
   return m;
 }
 
-function realMaterial(tag: Tag, basePaint: string): THREE.Material {
+function hidden(): THREE.Material {
+  const m = new THREE.MeshBasicMaterial();
+  m.visible = false;
+  return m;
+}
+
+/**
+ * The materials of one pass, cached per (role, side, patch). `own` is the mesh's own material (base pass
+ * of roles other than paint/glass/plate); its `side` is kept for the occluders, so a back-face interior
+ * shell occludes as it draws.
+ */
+export class StudioMaterials {
+  private cache = new Map<string, THREE.Material>();
+  constructor(
+    readonly pass: Pass,
+    private readonly neutralPaint: string,
+  ) {}
+
+  get(role: Role, own: THREE.Material | undefined, patch: MaterialPatch | undefined): THREE.Material {
+    if (role === 'hide') return this.cached('hide', hidden);
+    const studioRole = role === 'paint' || role === 'glass' || role === 'plate';
+    if (this.pass === 'base' && !studioRole) return own ?? this.cached('fallback', () => new THREE.MeshStandardMaterial({ color: 0x202124 }));
+    const side = own?.side ?? THREE.FrontSide;
+    let kind: string;
+    if (this.pass === 'base') kind = role;
+    else if ((this.pass === 'white' || this.pass === 'black') && role === 'paint') kind = 'paint';
+    else kind = 'occluder';
+    const key = `${kind}|${kind === 'glass' ? 'double' : side}|${patch?.key ?? ''}`;
+    return this.cached(key, () => {
+      const m = this.make(kind);
+      if (kind !== 'glass') m.side = side;
+      patch?.apply(m);
+      return m;
+    });
+  }
+
+  private make(kind: string): THREE.Material {
+    switch (kind) {
+      case 'paint':
+        return studioPaint(this.pass === 'base' ? srgb(this.neutralPaint) : this.pass === 'white' ? new THREE.Color(1, 1, 1) : new THREE.Color(0, 0, 0));
+      case 'glass':
+        return studioGlass();
+      case 'plate':
+        return studioPlate();
+      default:
+        return occluder();
+    }
+  }
+
+  private cached(key: string, make: () => THREE.Material): THREE.Material {
+    let m = this.cache.get(key);
+    if (!m) this.cache.set(key, (m = make()));
+    return m;
+  }
+
+  dispose(): void {
+    for (const m of this.cache.values()) m.dispose();
+    this.cache.clear();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Procedural styles: their own materials (base pass of the non-studio roles) and the wheel-arch cut.
+
+/** Procedural part kinds; each maps to a role (procedural.ts) and has its own material here. */
+export type Tag =
+  | 'paint' | 'glass' | 'tyre' | 'rim' | 'dish' | 'trim' | 'chrome' | 'headlight' | 'taillight'
+  | 'grille' | 'plate' | 'interior' | 'cabin' | 'liner' | 'none';
+
+export function ownMaterial(tag: Tag): THREE.Material {
   switch (tag) {
     case 'paint':
-      return paint(srgb(basePaint));
+      return studioPaint(srgb('#dfe1e4'));
     case 'glass':
-      return new THREE.MeshPhysicalMaterial({ color: srgb('#0d1014'), roughness: 0.03, metalness: 0, clearcoat: 1, clearcoatRoughness: 0.02 });
+      return studioGlass();
+    case 'plate':
+      return studioPlate();
     case 'tyre':
       return new THREE.MeshStandardMaterial({ color: srgb('#1b1b1c'), roughness: 0.82, metalness: 0 });
     case 'rim':
@@ -57,18 +166,31 @@ function realMaterial(tag: Tag, basePaint: string): THREE.Material {
       });
     case 'grille':
       return new THREE.MeshStandardMaterial({ color: srgb('#0c0d0f'), roughness: 0.35, metalness: 0.3 });
-    case 'plate':
-      // blank, evenly lit white plate: linear 0.8 (sRGB ~230), as the compositor expects
-      return new THREE.MeshBasicMaterial({ color: new THREE.Color(0.8, 0.8, 0.8) });
     case 'interior':
+      // the inside of the shells: seen through the arches and the glass
       return new THREE.MeshBasicMaterial({ color: new THREE.Color(0.012, 0.012, 0.013) });
+    case 'cabin':
+      // seats, dashboard: dark, a little shading so their silhouettes read through the glass
+      return new THREE.MeshStandardMaterial({ color: srgb('#3a3b3e'), roughness: 0.8, metalness: 0 });
     case 'liner':
       return new THREE.MeshStandardMaterial({ color: srgb('#17181a'), roughness: 0.9, metalness: 0 });
+    case 'none':
+      return hidden();
   }
 }
 
+export interface ArchCut {
+  /** Wheel centres (x, y) of the front and rear axle. */
+  centers: [number, number][];
+  radius: number;
+  /** Only surfaces farther than this from the centre plane are cut. */
+  zCut: number;
+  /** Height that splits the lower body into paint (above) and black trim (below), per pixel. */
+  clipY: number;
+}
+
 /** Injects the wheel-arch cut: fragments of the body's sides inside the arch circles are discarded. */
-function withArchCut(m: THREE.Material, arch: ArchCut, clip: 'above' | 'below' | null): THREE.Material {
+export function applyArchCut(m: THREE.Material, arch: ArchCut, clip: 'above' | 'below' | null): void {
   const c0 = arch.centers[0]!;
   const c1 = arch.centers[1]!;
   const mode = clip === 'above' ? 1 : clip === 'below' ? -1 : 0;
@@ -97,60 +219,8 @@ function withArchCut(m: THREE.Material, arch: ArchCut, clip: 'above' | 'below' |
       );
   };
   m.customProgramCacheKey = () => 'arch-cut';
-  return m;
 }
 
-export class PassMaterials {
-  private cache = new Map<string, THREE.Material>();
-  constructor(
-    private readonly pass: Pass,
-    private readonly basePaint: string,
-    private readonly arch: ArchCut,
-  ) {}
-
-  get(tag: Tag, opts: { cut: boolean; back: boolean; clip?: 'above' | 'below' | null }): THREE.Material {
-    const clip = opts.clip ?? null;
-    const key = `${tag}|${opts.cut}|${opts.back}|${clip}`;
-    let m = this.cache.get(key);
-    if (m) return m;
-    m = this.make(tag, opts.back);
-    if (opts.back) m.side = THREE.BackSide;
-    if (opts.cut || clip) m = withArchCut(m, this.arch, clip);
-    this.cache.set(key, m);
-    return m;
-  }
-
-  private make(tag: Tag, back: boolean): THREE.Material {
-    switch (this.pass) {
-      case 'base':
-        return realMaterial(back ? 'interior' : tag, this.basePaint);
-      case 'white':
-        return tag === 'paint' && !back ? paint(new THREE.Color(1, 1, 1)) : occluder();
-      case 'black':
-        return tag === 'paint' && !back ? paint(new THREE.Color(0, 0, 0)) : occluder();
-      case 'occlude':
-        return occluder();
-    }
-  }
-
-  /** Puts this pass's materials on every mesh of the car. */
-  apply(root: THREE.Object3D): void {
-    root.traverse((o) => {
-      const mesh = o as THREE.Mesh;
-      if (!mesh.isMesh || !mesh.userData.tag && !mesh.userData.tags) return;
-      const cut = mesh.userData.archCut === true;
-      const back = mesh.userData.side === 'back';
-      const clip = (mesh.userData.clip ?? null) as 'above' | 'below' | null;
-      if (Array.isArray(mesh.userData.tags)) {
-        mesh.material = (mesh.userData.tags as Tag[]).map((t) => this.get(t, { cut, back, clip }));
-      } else {
-        mesh.material = this.get(mesh.userData.tag as Tag, { cut, back, clip });
-      }
-    });
-  }
-
-  dispose(): void {
-    for (const m of this.cache.values()) m.dispose();
-    this.cache.clear();
-  }
+export function archPatch(arch: ArchCut, clip: 'above' | 'below' | null): MaterialPatch {
+  return { key: `arch-${clip ?? 'none'}`, apply: (m) => applyArchCut(m, arch, clip) };
 }

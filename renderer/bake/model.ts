@@ -3,25 +3,14 @@
  * greenhouse loft (glass, roof and pillars told apart per quad), lathe-turned tyres and rims, wheel
  * arches cut into the body in the fragment shader, lights, grille, mirrors and plate holders.
  * Coordinates: metres, +X forward (nose at +length/2), +Y up (floor at 0), +Z the car's right side.
- * Every mesh carries `userData.tag` (or per-group tags in `userData.tags`) so each bake pass can
- * choose its own materials.
+ * Every mesh carries `userData.tag` (or per-group tags in `userData.tags`); procedural.ts turns them
+ * into roles and own materials for the baker. `userData.side === 'back'` marks the insides of shells.
  */
 import * as THREE from 'three';
+import type { ArchCut, Tag } from './materials.ts';
 import type { VehicleParams } from './styles.ts';
 
-export type Tag =
-  | 'paint' | 'glass' | 'tyre' | 'rim' | 'dish' | 'trim' | 'chrome' | 'headlight' | 'taillight'
-  | 'grille' | 'plate' | 'interior' | 'liner';
-
-export interface ArchCut {
-  /** Wheel centres (x, y) of the front and rear axle. */
-  centers: [number, number][];
-  radius: number;
-  /** Only surfaces farther than this from the centre plane are cut. */
-  zCut: number;
-  /** Height that splits the lower body into paint (above) and black trim (below), per pixel. */
-  clipY: number;
-}
+export type { ArchCut, Tag } from './materials.ts';
 
 export interface Vehicle {
   group: THREE.Group;
@@ -436,14 +425,84 @@ export function buildVehicle(p: VehicleParams): Vehicle {
     },
   );
   group.add(tagged(greenhouse.geometry, greenhouse.tags));
+  // Its inside (roof lining, pillars), seen through the glass; the panes themselves are not repeated.
+  const ghInside = tagged(greenhouse.geometry, greenhouse.tags.map((t) => (t === 'glass' ? 'none' : 'cabin')));
+  ghInside.userData.side = 'back';
+  group.add(ghInside);
+
+  // ---------- cabin: seats, dashboard, steering wheel (silhouettes through the tinted glass) ----------
+  {
+    const roofY = (u: number) => ghBase(u) + gh(u);
+    const seat = (u: number, z: number, w: number) => {
+      const x = body.x(u);
+      const lean = 0.16;
+      const y0 = p.belt - 0.36;
+      const y1 = p.belt + 0.45 * (roofY(u) - p.belt);
+      const back = roundedSlab(w, y1 - y0, 0.12, 'cabin', 4);
+      back.position.set(x, (y0 + y1) / 2, z);
+      back.rotation.z = lean;
+      group.add(back);
+      const cushion = roundedSlab(w, 0.13, 0.5, 'cabin', 4);
+      cushion.position.set(x + 0.27, y0 + 0.02, z);
+      group.add(cushion);
+      // headrests lean back with the seat and stay under the roof where they end up
+      const uH = u + Math.sin(lean) * ((y1 - y0) / 2 + 0.1);
+      const yH = Math.min(p.belt + 0.66 * (roofY(uH) - p.belt), roofY(uH) - 0.12);
+      const heads = w > 0.7 ? [-w * 0.33, 0, w * 0.33] : [0];
+      for (const dz of heads) {
+        const head = roundedSlab(0.25, 0.16, 0.1, 'cabin', 4);
+        head.position.set(body.x(uH), yH, z + dz);
+        head.rotation.z = lean;
+        group.add(head);
+      }
+    };
+    const uF0 = uA1 + Math.min(0.42, p.roof * 0.35);
+    const zSeat = Math.min(0.38, ghHalf(uF0) * 0.46);
+    seat(uF0, zSeat, 0.5);
+    seat(uF0, -zSeat, 0.5);
+    if (p.style !== 'van') {
+      const uR0 = Math.min(uF0 + 0.85, uC1 + 0.35 * p.backlight - 0.1);
+      if (uR0 - uF0 > 0.55) seat(uR0, 0, Math.min(1.3, ghHalf(uR0) * 1.5));
+    } else {
+      // the bulkhead behind the cab
+      const uB = uF0 + 0.35;
+      const bh = roundedSlab(ghHalf(uB) * 1.9, roofY(uB) - p.belt + 0.4, 0.04, 'cabin', 6);
+      bh.position.set(body.x(uB), p.belt + (roofY(uB) - p.belt - 0.4) / 2, 0);
+      group.add(bh);
+    }
+    const uD = uA0 + p.windscreen * 0.45;
+    const dash = roundedSlab(ghHalf(uD) * 2 - 0.06, 0.2, 0.5, 'cabin', 5);
+    dash.position.set(body.x(uD) + 0.05, p.belt - 0.04, 0);
+    group.add(dash);
+    const ringG = new THREE.TorusGeometry(0.185, 0.022, 10, 40);
+    ringG.rotateY(Math.PI / 2);
+    ringG.rotateZ(-0.45);
+    const ring = tagged(ringG, 'cabin');
+    ring.position.set(body.x(uD) - 0.28, p.belt + 0.02, -zSeat);
+    group.add(ring);
+  }
 
   // ---------- wheels ----------
   const over = L - p.wheelbase;
   const uF = over * p.frontShare;
   const uR = uF + p.wheelbase;
   const R = p.wheelRadius;
-  const zW = p.width / 2 - p.tyreWidth / 2 - 0.035;
+  const archR = R + 0.065;
+  // The tyre's outer face sits just inside the body's side around the upper half of the arch, so the
+  // wheels stand in the arches instead of outside the body.
+  const wheelZ = (u: number) => {
+    let hw = p.width / 2;
+    for (let k = 0; k <= 8; k++) {
+      const y = R - 0.04 + (archR * 0.95 + 0.04) * (k / 8);
+      for (const du of [-0.5, 0, 0.5]) {
+        const h = body.halfWidthAt(u + du * archR, y);
+        if (h > 0) hw = Math.min(hw, h);
+      }
+    }
+    return hw - 0.018 - p.tyreWidth / 2;
+  };
   for (const u of [uF, uR]) {
+    const zW = wheelZ(u);
     for (const sideSign of [1, -1]) {
       const w = wheel(p);
       w.position.set(body.x(u), R, sideSign * zW);
@@ -456,7 +515,7 @@ export function buildVehicle(p: VehicleParams): Vehicle {
       [body.x(uF), R],
       [body.x(uR), R],
     ],
-    radius: R + 0.065,
+    radius: archR,
     zCut: p.width / 2 - 0.42,
     clipY,
   };

@@ -121,6 +121,12 @@ export function frameCamera(
   return cam;
 }
 
+/** Whether the object and all its ancestors are visible (hidden nodes cast no shadow and frame nothing). */
+export function isDrawn(o: THREE.Object3D): boolean {
+  for (let p: THREE.Object3D | null = o; p; p = p.parent) if (!p.visible) return false;
+  return true;
+}
+
 export interface ShadowField {
   /** Opacity 0..1, rows from +z to -z, columns from -x to +x. */
   data: Float32Array;
@@ -181,7 +187,7 @@ export function contactShadow(group: THREE.Object3D, halfX: number, halfZ: numbe
   const a = new THREE.Vector3(), b = new THREE.Vector3(), c = new THREE.Vector3();
   group.traverse((o) => {
     const mesh = o as THREE.Mesh;
-    if (!mesh.isMesh || mesh.userData.side === 'back' || mesh.userData.clip === 'below') return;
+    if (!mesh.isMesh || !isDrawn(mesh) || mesh.userData.castsShadow === false || mesh.userData.role === 'hide') return;
     const g = mesh.geometry;
     const pos = g.attributes.position as THREE.BufferAttribute;
     const idx = g.index;
