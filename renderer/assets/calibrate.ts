@@ -33,9 +33,10 @@ function quantile(sorted: Float32Array, q: number): number {
 
 /**
  * The reference region: paint pixels with full coverage whose D lies between the 25th and 75th
- * percentile of D over those pixels. Returns pixel indices.
+ * percentile of D over those pixels (neither the highlights nor the shadowed sills), and whose S is at
+ * most the median S among them (not a reflection of a softbox). Returns pixel indices.
  */
-export function referenceRegion(paint: Uint8Array, diffuse: ArrayLike<number>): Uint32Array {
+export function referenceRegion(paint: Uint8Array, diffuse: ArrayLike<number>, specular: ArrayLike<number>): Uint32Array {
   let n = 0;
   for (let i = 0; i < paint.length; i++) if (paint[i] === 255) n++;
   const ds = new Float32Array(n);
@@ -44,13 +45,15 @@ export function referenceRegion(paint: Uint8Array, diffuse: ArrayLike<number>): 
   ds.sort();
   const lo = quantile(ds, 0.25);
   const hi = quantile(ds, 0.75);
-  const idx: number[] = [];
+  const lit: number[] = [];
   for (let i = 0; i < paint.length; i++) {
     if (paint[i] !== 255) continue;
     const d = diffuse[i]!;
-    if (d >= lo && d <= hi) idx.push(i);
+    if (d >= lo && d <= hi) lit.push(i);
   }
-  return Uint32Array.from(idx);
+  const ss = Float32Array.from(lit, (i) => specular[i]!).sort();
+  const sMax = quantile(ss, 0.5);
+  return Uint32Array.from(lit.filter((i) => specular[i]! <= sMax));
 }
 
 function median(values: Float32Array): number {
@@ -59,7 +62,7 @@ function median(values: Float32Array): number {
 }
 
 export function calibrateView(input: CalibrationInput): ViewCalibration {
-  const region = referenceRegion(input.paint, input.diffuse);
+  const region = referenceRegion(input.paint, input.diffuse, input.specular);
   if (region.length < 16) throw new Error(`too little full-coverage paint to calibrate (${region.length} pixels)`);
   const d = new Float32Array(region.length);
   const s = new Float32Array(region.length);

@@ -40,7 +40,7 @@ export interface RgbImage {
 }
 
 /** Highlight roll-off knee (docs/asset-format.md, "shoulder"): the paint is unchanged below it. */
-export const SHOULDER_KNEE = 0.88;
+export const SHOULDER_KNEE = 0.9;
 
 /** A compositor backend: gl (headless-gl + three.js) or cpu (worker threads). */
 export interface Compositor {
