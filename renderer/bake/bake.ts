@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
+import { hexToLinear } from '../color/srgb.ts';
 import * as THREE from 'three';
 import { VIEW_IDS, type ViewId } from '../../shared/views.ts';
 import { calibrateView, type ViewCalibration } from '../assets/calibrate.ts';
@@ -317,6 +318,7 @@ export async function bakeSubject(
   await fs.mkdir(outDir, { recursive: true });
   let bytes = 0;
   let index = 0;
+  const tn = hexToLinear(neutral);
   const [t0, t1, t2] = BACKDROP.top;
   const [b0, b1, b2] = BACKDROP.bottom;
   try {
@@ -357,13 +359,13 @@ export async function bakeSubject(
           const i = y * W + x;
           const k = i * 4;
           const a = Math.min(1, Math.max(0, base[k + 3]!));
-          baseRgb[i * 3] = toSrgb8(base[k]! + (1 - a) * g0);
-          baseRgb[i * 3 + 1] = toSrgb8(base[k + 1]! + (1 - a) * g1);
-          baseRgb[i * 3 + 2] = toSrgb8(base[k + 2]! + (1 - a) * g2);
           coverage[i] = Math.round(a * 255);
           const m = Math.min(1, Math.max(0, white[k + 3]!));
           const m8 = Math.round(m * 255);
           paint[i] = m8;
+          let r = base[k]! + (1 - a) * g0;
+          let g = base[k + 1]! + (1 - a) * g1;
+          let b = base[k + 2]! + (1 - a) * g2;
           if (m8 > 0) {
             const wv = (white[k]! + white[k + 1]! + white[k + 2]!) / 3;
             const kv = (black[k]! + black[k + 1]! + black[k + 2]!) / 3;
@@ -380,7 +382,17 @@ export async function bakeSubject(
               Dlin[i] = LIGHT8_TO_LINEAR[D[i]!]!;
               Slin[i] = LIGHT8_TO_LINEAR[S[i]!]!;
             }
+            // The compositor takes the paint out of the base as m·(Tn·D + S) with the STORED mask and
+            // light layers; put exactly that into the base (instead of the float pass's m·(Tn·d + s)),
+            // so what it takes out leaves no residue of their rounding at the paint's edges.
+            const mq = m8 / 255;
+            r += mq * (tn[0] * Dlin[i]! + Slin[i]!) - m * (tn[0] * d + s);
+            g += mq * (tn[1] * Dlin[i]! + Slin[i]!) - m * (tn[1] * d + s);
+            b += mq * (tn[2] * Dlin[i]! + Slin[i]!) - m * (tn[2] * d + s);
           }
+          baseRgb[i * 3] = toSrgb8(r);
+          baseRgb[i * 3 + 1] = toSrgb8(g);
+          baseRgb[i * 3 + 2] = toSrgb8(b);
           // the floor's shadow where the floor shows: none on the car (tyres included), partial at its edges
           if (hasShadow) shadow[i] = Math.round(Math.min(1, Math.max(0, shadowBuf[k]!)) * (1 - a) * 255);
         }
