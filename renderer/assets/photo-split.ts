@@ -229,12 +229,21 @@ export function highlightLayer(v: PhotoView, params: SplitParams = {}): Highligh
 }
 
 /**
- * Fills NaN pixels of `a` and `b` (together) with the mean of their already known 8-neighbours, one
- * ring at a time, growing from the known region; what no known pixel reaches gets `fallback`.
+ * Fills the pixels marked 2 in `state` (0 = not painted, leave; 1 = known; 2 = to fill) of `a` and `b`
+ * with the mean of their known 8-neighbours, one ring at a time, growing from the known region
+ * (unpainted neighbours never count: their zeros would darken the edge); what no known pixel
+ * reaches gets `fallback`.
  */
-function fillFromNeighbours(a: Float32Array, b: Float32Array, width: number, height: number, fallback: [number, number]): void {
+function fillFromNeighbours(
+  a: Float32Array,
+  b: Float32Array,
+  state: Uint8Array,
+  width: number,
+  height: number,
+  fallback: [number, number],
+): void {
   let todo: number[] = [];
-  for (let i = 0; i < a.length; i++) if (Number.isNaN(a[i]!)) todo.push(i);
+  for (let i = 0; i < state.length; i++) if (state[i] === 2) todo.push(i);
   const ready = new Float32Array(2 * todo.length);
   while (todo.length > 0) {
     const next: number[] = [];
@@ -252,9 +261,8 @@ function fillFromNeighbours(a: Float32Array, b: Float32Array, width: number, hei
           const xx = x + dx;
           if ((dx === 0 && dy === 0) || xx < 0 || xx >= width) continue;
           const j = yy * width + xx;
-          const va = a[j]!;
-          if (Number.isNaN(va)) continue;
-          sa += va;
+          if (state[j] !== 1) continue;
+          sa += a[j]!;
           sb += b[j]!;
           c++;
         }
@@ -269,13 +277,16 @@ function fillFromNeighbours(a: Float32Array, b: Float32Array, width: number, hei
       for (const i of next) {
         a[i] = fallback[0];
         b[i] = fallback[1];
+        state[i] = 1;
       }
       return;
     }
     // write after the pass, so that a ring only sees the rings before it
     for (let k = 0; k < done.length; k++) {
-      a[done[k]!] = ready[2 * k]!;
-      b[done[k]!] = ready[2 * k + 1]!;
+      const i = done[k]!;
+      a[i] = ready[2 * k]!;
+      b[i] = ready[2 * k + 1]!;
+      state[i] = 1;
     }
     todo = next;
   }
@@ -293,14 +304,19 @@ export function diffuseLayer(v: PhotoView, hl: Highlights, neutral: Rgb): SplitL
   if (!(yn > 0)) throw new Error('the neutral paint is black');
   const d = new Float32Array(n);
   const s = Float32Array.from(hl.s);
+  const state = new Uint8Array(n);
   const known: number[] = [];
   for (let i = 0; i < n; i++) {
     const si = s[i]!;
     if (v.paint[i] === 0) {
       d[i] = 0;
       s[i] = 0;
-    } else if (Number.isNaN(si)) d[i] = NaN;
-    else {
+    } else if (Number.isNaN(si)) {
+      state[i] = 2;
+      d[i] = 0;
+      s[i] = 0;
+    } else {
+      state[i] = 1;
       const yi = hl.y[i]!;
       let di = (yi - si) / yn;
       di = di < 0 ? 0 : di > 1 ? 1 : di;
@@ -311,7 +327,7 @@ export function diffuseLayer(v: PhotoView, hl: Highlights, neutral: Rgb): SplitL
   }
   known.sort((p, q) => p - q);
   const medianD = known.length ? known[known.length >> 1]! : 0.5;
-  fillFromNeighbours(d, s, v.width, v.height, [medianD, 0]);
+  fillFromNeighbours(d, s, state, v.width, v.height, [medianD, 0]);
   return { diffuse: d, specular: s };
 }
 
