@@ -41,6 +41,8 @@ export interface ViewRow {
   asset_revision: string;
   width: number;
   height: number;
+  /** The view has a coverage layer: it can be rendered on a transparent background. */
+  transparent: boolean;
 }
 
 const VEHICLE_SELECT = `
@@ -126,7 +128,7 @@ export class CatalogRepo {
 
   async listViews(vehicleId: string): Promise<ViewRow[]> {
     const rows = await this.db.query<ViewRow>(
-      `SELECT view, published, shadow, plate_quad, asset_set, asset_view, asset_revision, width, height
+      `SELECT view, published, shadow, plate_quad, asset_set, asset_view, asset_revision, width, height, transparent
          FROM vehicle_views WHERE vehicle_id = $1`,
       [vehicleId],
     );
@@ -136,7 +138,7 @@ export class CatalogRepo {
 
   async findPublishedView(vehicleId: string, view: string): Promise<ViewRow | null> {
     const rows = await this.db.query<ViewRow>(
-      `SELECT view, published, shadow, plate_quad, asset_set, asset_view, asset_revision, width, height
+      `SELECT view, published, shadow, plate_quad, asset_set, asset_view, asset_revision, width, height, transparent
          FROM vehicle_views WHERE vehicle_id = $1 AND view = $2 AND published`,
       [vehicleId, view],
     );

@@ -41,7 +41,7 @@ export async function importCatalog(db: Database, assets: AssetSetDirectory, fil
   const makes: (readonly [string, string, string])[] = [];
   const models: (readonly [string, string, string, string])[] = [];
   const vehicles: (readonly [string, string, number, string | null, string | null, string, string, boolean])[] = [];
-  const views: (readonly [string, string, boolean, boolean, string | null, string, string, string, number, number])[] = [];
+  const views: (readonly [string, string, boolean, boolean, string | null, string, string, string, number, number, boolean])[] = [];
   const terms: (readonly [string, string, number])[] = [];
   for (const mk of file.makes) {
     const mkId = makeId(mk.slug);
@@ -58,7 +58,7 @@ export async function importCatalog(db: Database, assets: AssetSetDirectory, fil
             const info = set.views[view];
             if (!info) continue;
             views.push([vid, view, !v.unpublished_views.includes(view), info.shadow,
-              info.plateQuad ? JSON.stringify(info.plateQuad) : null, set.id, view, set.revision, info.width, info.height]);
+              info.plateQuad ? JSON.stringify(info.plateQuad) : null, set.id, view, set.revision, info.width, info.height, info.coverage]);
           }
           for (const t of vehicleTerms({ makeName: mk.name, makeSlug: mk.slug, modelName: md.name, modelSlug: md.slug,
             variantName: v.name, variantSlug: v.slug, year: y.year })) {
@@ -85,16 +85,18 @@ export async function importCatalog(db: Database, assets: AssetSetDirectory, fil
           asset_set = EXCLUDED.asset_set, published = EXCLUDED.published
         WHERE (vehicles.variant_name, vehicles.category_id, vehicles.asset_set, vehicles.published)
           IS DISTINCT FROM (EXCLUDED.variant_name, EXCLUDED.category_id, EXCLUDED.asset_set, EXCLUDED.published)`);
-    await upsert(tx, views, `INSERT INTO vehicle_views (vehicle_id, view, published, shadow, plate_quad, asset_set, asset_view, asset_revision, width, height)
-        SELECT a, b, c, d, e::jsonb, f, g, h, i, j FROM unnest($1::text[], $2::text[], $3::bool[], $4::bool[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[], $10::int[])
-          AS t(a, b, c, d, e, f, g, h, i, j)
+    await upsert(tx, views, `INSERT INTO vehicle_views (vehicle_id, view, published, shadow, plate_quad, asset_set, asset_view, asset_revision, width, height, transparent)
+        SELECT a, b, c, d, e::jsonb, f, g, h, i, j, k FROM unnest($1::text[], $2::text[], $3::bool[], $4::bool[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[], $10::int[], $11::bool[])
+          AS t(a, b, c, d, e, f, g, h, i, j, k)
         ON CONFLICT (vehicle_id, view) DO UPDATE SET published = EXCLUDED.published, shadow = EXCLUDED.shadow,
           plate_quad = EXCLUDED.plate_quad, asset_set = EXCLUDED.asset_set, asset_view = EXCLUDED.asset_view,
-          asset_revision = EXCLUDED.asset_revision, width = EXCLUDED.width, height = EXCLUDED.height
+          asset_revision = EXCLUDED.asset_revision, width = EXCLUDED.width, height = EXCLUDED.height,
+          transparent = EXCLUDED.transparent
         WHERE (vehicle_views.published, vehicle_views.shadow, vehicle_views.plate_quad, vehicle_views.asset_set,
-               vehicle_views.asset_view, vehicle_views.asset_revision, vehicle_views.width, vehicle_views.height)
+               vehicle_views.asset_view, vehicle_views.asset_revision, vehicle_views.width, vehicle_views.height,
+               vehicle_views.transparent)
           IS DISTINCT FROM (EXCLUDED.published, EXCLUDED.shadow, EXCLUDED.plate_quad, EXCLUDED.asset_set,
-               EXCLUDED.asset_view, EXCLUDED.asset_revision, EXCLUDED.width, EXCLUDED.height)`);
+               EXCLUDED.asset_view, EXCLUDED.asset_revision, EXCLUDED.width, EXCLUDED.height, EXCLUDED.transparent)`);
     // Imports never delete, so a file that names the variants of a year once stored without any would
     // leave an unnamed vehicle beside named ones that no path can reach: refuse it whole.
     const mixed = await tx.query<{ make: string; model: string; year: number }>(

@@ -1,4 +1,4 @@
-import type { ImageFormat } from '../../shared/render-options.ts';
+import type { Background, ImageFormat } from '../../shared/render-options.ts';
 import type { ViewId } from '../../shared/views.ts';
 
 /** What the gateway needs of the renderer: one render call that streams the encoded bytes. */
@@ -10,6 +10,7 @@ export interface ImageRenderRequest {
   plate: string | null;
   format: ImageFormat;
   width: number;
+  background: Background;
 }
 
 export interface ImageRenderStream {

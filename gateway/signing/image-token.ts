@@ -1,7 +1,7 @@
 import jwt from 'jsonwebtoken';
 import type { KeyedSecret } from '../../shared/config.ts';
 import { ServiceError } from '../../shared/errors.ts';
-import { FORMATS, type ImageFormat } from '../../shared/render-options.ts';
+import { FORMATS, type Background, type ImageFormat } from '../../shared/render-options.ts';
 import { isViewId, type ViewId } from '../../shared/views.ts';
 
 export const TOKEN_ISSUER = 'vehicle-image-gateway';
@@ -17,6 +17,7 @@ export interface ImageClaims {
   plate: string | null;
   format: ImageFormat;
   width: number;
+  background: Background;
   vehicle: string; // vehicle id (for logs and cache keys)
 }
 
@@ -57,6 +58,8 @@ export function createImageSigner(opts: { keys: KeyedSecret[]; ttlSeconds: numbe
         ...(claims.plate !== null ? { p: claims.plate } : {}),
         f: claims.format,
         w: claims.width,
+        // absent for the studio backdrop, so URLs issued before transparency existed stay valid and equal
+        ...(claims.background === 'transparent' ? { bg: 't' } : {}),
         veh: claims.vehicle,
         exp,
       };
@@ -107,6 +110,8 @@ function toClaims(p: jwt.JwtPayload): (ImageClaims & { exp: number }) | null {
   if (typeof veh !== 'string' || typeof exp !== 'number') return null;
   const plate = (p as Record<string, unknown>).p;
   if (plate !== undefined && typeof plate !== 'string') return null;
+  const bg = (p as Record<string, unknown>).bg;
+  if (bg !== undefined && bg !== 't') return null;
   return {
     set: s,
     revision: r,
@@ -116,6 +121,7 @@ function toClaims(p: jwt.JwtPayload): (ImageClaims & { exp: number }) | null {
     plate: plate ?? null,
     format: f as ImageFormat,
     width: w,
+    background: bg === 't' ? 'transparent' : 'studio',
     vehicle: veh,
     exp,
   };

@@ -196,6 +196,8 @@ export interface SyntheticSetOptions {
   /** Bit depth of diffuse/specular files (8 keeps the committed set small; 16 exercises the 16-bit path). */
   lightDepth?: 8 | 16;
   views?: readonly ViewId[];
+  /** Write the coverage layer (default true); false makes a set that cannot render transparent pictures. */
+  coverage?: boolean;
 }
 
 /** Writes a synthetic set into `outDir` (which becomes `<ASSETS_DIR>/<id>`). */
@@ -327,7 +329,11 @@ export async function makeSyntheticSet(outDir: string, opts: SyntheticSetOptions
           : sharp(data, { raw: { width: w, height: h, channels: 1 } }).toColourspace('b-w');
       await img.png(png).toFile(path.join(dir, `${name}.png`));
     }
-    await sharp(coverage, { raw: { width: w, height: h, channels: 1 } }).toColourspace('b-w').png(png).toFile(path.join(dir, 'coverage.png'));
+    if (opts.coverage !== false) {
+      await sharp(coverage, { raw: { width: w, height: h, channels: 1 } }).toColourspace('b-w').png(png).toFile(path.join(dir, 'coverage.png'));
+    } else {
+      await fs.rm(path.join(dir, 'coverage.png'), { force: true });
+    }
     if (shadow) {
       await sharp(shadow, { raw: { width: w, height: h, channels: 1 } }).toColourspace('b-w').png(png).toFile(path.join(dir, 'shadow.png'));
     } else {
@@ -338,7 +344,7 @@ export async function makeSyntheticSet(outDir: string, opts: SyntheticSetOptions
       height: h,
       plate_quad: plateQuad ? plateQuad.map(([x, y]) => [Math.round(x * 100) / 100, Math.round(y * 100) / 100]) : null,
       shadow: shadow !== null,
-      coverage: true,
+      coverage: opts.coverage !== false,
       calibration: calibrateView({ width: w, height: h, paint, diffuse: dLin, specular: sLin }),
     };
   }

@@ -488,7 +488,8 @@ describe('docs/openapi.json', () => {
       const payload = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
       const etag = imageEtag({
         set: payload.s as string, revision: payload.r as string, view: payload.v as 'front', color: `#${String(payload.c)}`,
-        shadow: payload.sh === 1, plate: (payload.p as string | undefined) ?? null, format: payload.f as 'png', width: payload.w as number, vehicle: payload.veh as string,
+        shadow: payload.sh === 1, plate: (payload.p as string | undefined) ?? null, format: payload.f as 'png', width: payload.w as number,
+        background: payload.bg === 't' ? 'transparent' : 'studio', vehicle: payload.veh as string,
       });
       const notModified = await call(file, { headers: { 'if-none-match': etag } });
       expect(notModified.status).to.equal(304);

@@ -14,12 +14,12 @@ export const TEST_WIDTH = 480;
 
 let assetsDir: Promise<string> | null = null;
 
-/** A temporary ASSETS_DIR with a 480 px synthetic set (16-bit light layers) and a two-view set. Built once per run. */
+/** A temporary ASSETS_DIR with a 480 px synthetic set (16-bit light layers) and a two-view set without coverage. Built once per run. */
 export function testAssets(): Promise<string> {
   assetsDir ??= (async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'renderer-test-'));
     await makeSyntheticSet(path.join(dir, TEST_SET), { width: TEST_WIDTH, revision: 't1', lightDepth: 16 });
-    await makeSyntheticSet(path.join(dir, 'twoviews'), { width: 320, revision: 't1', views: ['front', 'side_left'] });
+    await makeSyntheticSet(path.join(dir, 'twoviews'), { width: 320, revision: 't1', views: ['front', 'side_left'], coverage: false });
     return dir;
   })();
   return assetsDir;

@@ -228,6 +228,9 @@ describe('renderer gRPC service (cpu backend)', function () {
     await expectCode(s.client.render(req({ plate: '' }), { deadlineMs: 5000 }), 'bad_request');
     await expectCode(s.client.render(req({ assetSet: '../etc' }), { deadlineMs: 5000 }), 'bad_request');
     await expectCode(s.client.render(req({ format: 'gif' as never }), { deadlineMs: 5000 }), 'bad_request');
+    // transparent needs an alpha format and a coverage layer
+    await expectCode(s.client.render(req({ format: 'jpeg', background: 'transparent' }), { deadlineMs: 5000 }), 'bad_request');
+    await expectCode(s.client.render(req({ assetSet: 'twoviews', view: 'front', background: 'transparent' }), { deadlineMs: 5000 }), 'bad_request');
     // a raw call with no format at all
     const { RenderService } = renderGrpcObject();
     const raw = new (RenderService as unknown as new (a: string, c: grpc.ChannelCredentials) => grpc.Client & {
@@ -241,6 +244,26 @@ describe('renderer gRPC service (cpu backend)', function () {
     });
     raw.close();
     expect(code).to.equal(grpc.status.INVALID_ARGUMENT);
+  });
+
+  it('renders a transparent background as straight alpha: opaque car, clear backdrop, shadow as opacity', async () => {
+    const set = await s.internals.store.getSet(TEST_SET);
+    const layers = await s.internals.store.levelFor(set, 'side_left', TEST_WIDTH);
+    const { bytes } = await renderBytes(s.client, req({ background: 'transparent', shadow: true }));
+    const { data, info } = await sharp(bytes).raw().toBuffer({ resolveWithObject: true });
+    expect(info.channels).to.equal(4);
+    let car = 0;
+    let clear = 0;
+    let shade = 0;
+    for (let i = 0; i < layers.paint.length; i++) {
+      const a = data[i * 4 + 3]!;
+      if (layers.coverage![i] === 255) car += a === 255 ? 1 : 0;
+      else if (layers.coverage![i] === 0 && layers.shadow![i] === 0) clear += a === 0 ? 1 : 0;
+      else if (layers.coverage![i] === 0 && layers.shadow![i]! > 40) shade += Math.abs(a - layers.shadow![i]!) <= 2 ? 1 : 0;
+    }
+    expect(car).to.be.greaterThan(5000);
+    expect(clear).to.be.greaterThan(5000);
+    expect(shade).to.be.greaterThan(500);
   });
 
   it('maps a passed deadline to DEADLINE_EXCEEDED', async () => {

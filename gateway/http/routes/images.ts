@@ -10,7 +10,9 @@ const MAX_AGE_CAP = 365 * 24 * 3600;
 
 /** The picture's identity: the same claims (expiry aside) and set revision give the same bytes. */
 export function imageEtag(c: ImageClaims): string {
-  const canonical = JSON.stringify([c.set, c.revision, c.view, c.color, c.shadow, c.plate, c.format, c.width]);
+  const fields: unknown[] = [c.set, c.revision, c.view, c.color, c.shadow, c.plate, c.format, c.width];
+  if (c.background === 'transparent') fields.push('transparent');
+  const canonical = JSON.stringify(fields);
   return `"${crypto.createHash('sha256').update(canonical).digest('base64url').slice(0, 27)}"`;
 }
 
@@ -51,7 +53,16 @@ export function imageRoutes(deps: { signer: ImageSigner; renderer: ImageRenderer
       if (!res.writableFinished) ac.abort();
     });
     const out = await deps.renderer.render(
-      { assetSet: claims.set, view: claims.view, color: claims.color, shadow: claims.shadow, plate: claims.plate, format: claims.format, width: claims.width },
+      {
+        assetSet: claims.set,
+        view: claims.view,
+        color: claims.color,
+        shadow: claims.shadow,
+        plate: claims.plate,
+        format: claims.format,
+        width: claims.width,
+        background: claims.background,
+      },
       { deadlineMs: deps.renderTimeoutMs, signal: ac.signal },
     );
     res.status(200).set({

@@ -35,6 +35,9 @@ export function imageJsonHandler(deps: {
       target.variant,
       target.view,
     );
+    if (opts.background === 'transparent' && !view.transparent) {
+      throw new ServiceError('bad_request', 'Invalid background: transparent is not available for this view');
+    }
     const warnings: Array<{ code: keyof typeof WARNINGS; message: string }> = [];
     if (opts.shadow && !view.shadow) warnings.push({ code: 'SHADOW_UNAVAILABLE', message: WARNINGS.SHADOW_UNAVAILABLE });
     if (opts.plate !== null && !view.plate_quad) warnings.push({ code: 'PLATE_UNMAPPED', message: WARNINGS.PLATE_UNMAPPED });
@@ -48,6 +51,7 @@ export function imageJsonHandler(deps: {
       plate: view.plate_quad ? opts.plate : null,
       format: opts.format,
       width: opts.width,
+      background: opts.background,
       vehicle: vehicle.id,
     });
     const rawPlate = typeof req.query.plate === 'string' ? req.query.plate : undefined;
@@ -61,6 +65,7 @@ export function imageJsonHandler(deps: {
         ...(rawPlate !== undefined ? { plate: rawPlate } : {}),
         format: opts.format,
         width: opts.width,
+        background: opts.background,
       },
       image_url: `${deps.publicBaseUrl()}/images/${token}.${opts.format}`,
       expires_at: expiresAt.toISOString(),
