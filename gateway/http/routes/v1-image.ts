@@ -65,7 +65,8 @@ export function imageJsonHandler(deps: {
         ...(rawPlate !== undefined ? { plate: rawPlate } : {}),
         format: opts.format,
         width: opts.width,
-        background: opts.background,
+        // an extension of the spec's options: present only when the caller asked for a background
+        ...(req.query.background !== undefined ? { background: opts.background } : {}),
       },
       image_url: `${deps.publicBaseUrl()}/images/${token}.${opts.format}`,
       expires_at: expiresAt.toISOString(),
