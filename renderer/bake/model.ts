@@ -487,19 +487,21 @@ export function buildVehicle(p: VehicleParams): Vehicle {
   const uF = over * p.frontShare;
   const uR = uF + p.wheelbase;
   const R = p.wheelRadius;
-  const archR = R + 0.065;
-  // The tyre's outer face sits just inside the body's side around the upper half of the arch, so the
-  // wheels stand in the arches instead of outside the body.
+  // The arch stays under the body's top line over the axles (a low nose over a big wheel, the coupe,
+  // would otherwise have its fender cut through).
+  const archR = Math.max(R + 0.03, Math.min(R + 0.065, ...[uF, uR].map((u) => body.top(u) - 0.08 - R)));
+  // The tyre's outer face sits just inside the body's side around the top of the arch (the lip), so the
+  // wheels stand in the arches instead of outside the body; lower down they may bulge past the sills.
   const wheelZ = (u: number) => {
     let hw = p.width / 2;
-    for (let k = 0; k <= 8; k++) {
-      const y = R - 0.04 + (archR * 0.95 + 0.04) * (k / 8);
-      for (const du of [-0.5, 0, 0.5]) {
+    for (let k = 0; k <= 6; k++) {
+      const y = R + archR * (0.45 + 0.5 * (k / 6));
+      for (const du of [-0.25, 0, 0.25]) {
         const h = body.halfWidthAt(u + du * archR, y);
         if (h > 0) hw = Math.min(hw, h);
       }
     }
-    return hw - 0.018 - p.tyreWidth / 2;
+    return Math.min(p.width / 2 - 0.035, hw - 0.012) - p.tyreWidth / 2;
   };
   for (const u of [uF, uR]) {
     const zW = wheelZ(u);
@@ -699,7 +701,10 @@ export function buildVehicle(p: VehicleParams): Vehicle {
     const u0 = uC0 + 0.07;
     const u1 = L - 0.07;
     const um = (u0 + u1) / 2;
-    const top = body.top(um);
+    // the liner's top just above the highest point of the deck it covers
+    let top = 0;
+    for (let k = 0; k <= 20; k++) top = Math.max(top, body.top(u0 + ((u1 - u0) * k) / 20));
+    top += 0.006;
     const hw = body.halfWidthAt(um, top - 0.035) - 0.05;
     const bed = new THREE.BoxGeometry(u1 - u0, 0.07, hw * 2);
     bed.translate(body.x(um), top - 0.031, 0);
