@@ -36,6 +36,7 @@ interface CliOptions {
   supersample?: string;
   lightDepth: string;
   credits?: string;
+  note?: string;
   progress: boolean;
   quiet: boolean;
 }
@@ -76,6 +77,7 @@ export async function runGltfCli(argv: string[]): Promise<number> {
     .option('--supersample <n>', 'sub-pixel-jittered renders per pass (default: the baker\'s)')
     .option('--light-depth <bits>', 'bit depth of diffuse/specular (8 or 16)', '8')
     .option('--credits <file.md>', 'copy this file into the set as CREDITS.md (author, licence, source of the model)')
+    .option('--note <text>', "the set's source note in set.json (default: file name and the credit found in the file)")
     .option('--no-progress', 'no progress bar (log lines instead)')
     .option('--quiet', 'print only the result line')
     .exitOverride()
@@ -110,6 +112,7 @@ export async function runGltfCli(argv: string[]): Promise<number> {
     if (e instanceof GltfInputError) return fail(file, e.message);
     return fail(file, `unexpected error: ${(e as Error).message}`);
   }
+  if (o.note) subject.source.note = o.note;
   for (const line of subject.report) log(`  ${line}`);
   for (const w of subject.warnings) log(`  warning: ${w}`);
   if (o.credits) {
