@@ -117,19 +117,14 @@ export function parseImageOptions(query: Record<string, QueryValue>): ImageOptio
   if (!isFormat(format)) {
     throw new ServiceError('bad_request', 'Invalid format: use webp, png or jpeg');
   }
+  const shadow = parseShadow(single('shadow', query.shadow));
+  const plate = normalisePlate(single('plate', query.plate));
+  const width = parseWidth(single('width', query.width));
   const backgroundRaw = single('background', query.background);
   const background = backgroundRaw === undefined ? 'studio' : backgroundRaw.toLowerCase();
   if (!(BACKGROUNDS as readonly string[]).includes(background)) {
     throw new ServiceError('bad_request', 'Invalid background: use studio or transparent');
   }
   if (background === 'transparent' && !ALPHA_FORMATS.includes(format)) throw transparentFormatError();
-  return {
-    color,
-    colorName,
-    shadow: parseShadow(single('shadow', query.shadow)),
-    plate: normalisePlate(single('plate', query.plate)),
-    format,
-    width: parseWidth(single('width', query.width)),
-    background: background as Background,
-  };
+  return { color, colorName, shadow, plate, format, width, background: background as Background };
 }
