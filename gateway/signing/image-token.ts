@@ -74,7 +74,12 @@ export function createImageSigner(opts: { keys: KeyedSecret[]; ttlSeconds: numbe
     },
 
     verify(token) {
-      const decoded = jwt.decode(token, { complete: true });
+      let decoded: jwt.Jwt | null;
+      try {
+        decoded = jwt.decode(token, { complete: true }); // throws on a segment that is not JSON
+      } catch {
+        decoded = null;
+      }
       if (!decoded || typeof decoded.payload === 'string') {
         throw new ServiceError('bad_request', 'The image token is malformed');
       }
