@@ -6,7 +6,7 @@ import { ServiceError } from '../../shared/errors.ts';
 import { WIDTH_MIN } from '../../shared/render-options.ts';
 import type { ViewId } from '../../shared/views.ts';
 import { AssetSetError, SET_ID_RE, layerPath, readSetMeta, type AssetSetMeta, type ViewMeta } from './set-format.ts';
-import { decodeLayerFiles, downscaleLayers, type Layers } from './layers.ts';
+import { decodeLayerFiles, halveLayers, type Layers } from './layers.ts';
 
 export interface AssetStoreOptions {
   dir: string;
@@ -144,13 +144,10 @@ export class AssetStore {
     return p;
   }
 
+  /** Widths of the levels: the full size, then halvings while at least WIDTH_MIN wide. */
   private levelWidths(v: ViewMeta): number[] {
     const out = [v.width];
-    for (let k = 1; ; k++) {
-      const w = Math.round(v.width / 2 ** k);
-      if (w < WIDTH_MIN) break;
-      out.push(w);
-    }
+    for (let w = Math.floor(v.width / 2); w >= WIDTH_MIN; w = Math.floor(w / 2)) out.push(w);
     return out;
   }
 
@@ -175,11 +172,7 @@ export class AssetStore {
         ),
       );
     }
-    const w = this.levelWidths(v)[k]!;
-    return this.cached(`${prefix}/L${k}`, async () => {
-      const src = await this.level(set, viewId, k - 1);
-      return downscaleLayers(`${prefix}/L${k}`, src, w, outputHeight(v, w));
-    });
+    return this.cached(`${prefix}/L${k}`, async () => halveLayers(`${prefix}/L${k}`, await this.level(set, viewId, k - 1)));
   }
 
   /** The view's layers at the smallest pre-scaled level at least `width` wide (the full size at most). */
