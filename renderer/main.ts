@@ -1,5 +1,6 @@
 import { loadRendererConfig } from '../shared/config.ts';
 import { createLogger } from '../shared/logger.ts';
+import { startMetricsServer, type MetricsServer } from '../shared/metrics-server.ts';
 import { startRendererServer } from './server.ts';
 
 /**
@@ -13,14 +14,22 @@ const logger = createLogger('renderer', config.logLevel);
 
 try {
   const server = await startRendererServer({ config, logger });
-  process.send?.({ type: 'ready', port: server.port });
+  let metrics: MetricsServer | null = null;
+  if (config.metricsPort !== null) {
+    metrics = await startMetricsServer({ registry: server.metrics, port: config.metricsPort, host: config.metricsHost });
+    logger.info({ port: metrics.port, host: config.metricsHost }, 'renderer metrics listening (GET /metrics)');
+  }
+  process.send?.({ type: 'ready', port: server.port, metricsPort: metrics?.port ?? null });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
     server.close(config.graceMs).then(
-      () => process.exit(0),
+      async () => {
+        await metrics?.close();
+        process.exit(0);
+      },
       (e) => {
         logger.error({ err: e }, 'shutdown failed');
         process.exit(1);
@@ -28,7 +37,9 @@ try {
     );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  // A renderer forked by the gateway (embedded mode) leaves Ctrl-C to its parent, which stops it in
+  // order (otherwise the parent would see it die first and restart it).
+  process.on('SIGINT', () => (process.send ? undefined : stop('SIGINT')));
   // a forked renderer goes when its parent does
   process.on('disconnect', () => stop('disconnect'));
 } catch (e) {

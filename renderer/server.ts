@@ -10,12 +10,16 @@ import { createCompositor } from './backends/select.ts';
 import { renderHandlers } from './grpc/handlers.ts';
 import { RenderQueue } from './render-queue.ts';
 import { RenderService } from './render-service.ts';
+import { instrumentRenderer } from './metrics.ts';
+import type { Registry } from 'prom-client';
 
 /** Share of RENDER_CACHE_MB for decoded layers; the rest holds encoded renders. */
 export const LAYER_CACHE_SHARE = 0.75;
 
 export interface RendererServer {
   port: number;
+  /** Prometheus registry (renderer/metrics.ts); renderer/main.ts serves it on RENDERER_METRICS_PORT. */
+  metrics: Registry;
   close(graceMs?: number): Promise<void>;
 }
 
@@ -51,6 +55,7 @@ export async function startRendererServer(opts: {
     renderCacheBytes: config.cacheBytes - layerBytes,
     logger,
   });
+  const metrics = instrumentRenderer({ service, queue, backend });
   opts.onInternals?.({ service, store, backend, queue });
 
   let draining = false;
@@ -77,6 +82,7 @@ export async function startRendererServer(opts: {
   let closing: Promise<void> | null = null;
   return {
     port,
+    metrics: metrics.registry,
     close(graceMs = 10_000) {
       closing ??= (async () => {
         draining = true;

@@ -16,6 +16,12 @@ export class ConfigError extends Error {
 const emptyAsUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
 const port = (def: number) => z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(def));
+/** A port, 0 for a free one, or `off` (null): the internal Prometheus listener. */
+const metricsPort = (def: number) =>
+  z.preprocess(
+    emptyAsUndefined,
+    z.union([z.literal('off').transform(() => null), z.coerce.number().int().min(0).max(65535)]).default(def),
+  );
 const positiveInt = (def: number) => z.preprocess(emptyAsUndefined, z.coerce.number().int().positive().default(def));
 
 export const RENDER_BACKENDS = ['auto', 'gl', 'cpu'] as const;
@@ -75,8 +81,21 @@ const gatewaySchema = z.object({
   RENDER_TIMEOUT_MS: positiveInt(15_000),
   USAGE_FLUSH_MS: positiveInt(2_000),
   AUTH_CACHE_TTL_MS: positiveInt(4_000),
+  ADMIN_BODY_LIMIT_KB: positiveInt(8),
+  CATALOG_IMPORT_LIMIT_MB: positiveInt(20),
+  MAX_COMPRESSION_RATIO: positiveInt(50),
+  BODY_TIMEOUT_MS: positiveInt(10_000),
+  IMPORT_BODY_TIMEOUT_MS: positiveInt(120_000),
+  HEADERS_TIMEOUT_MS: positiveInt(10_000),
+  DOWNLOAD_CONCURRENT_RENDERS: positiveInt(4),
+  DOWNLOAD_RENDERS_PER_MINUTE: positiveInt(120),
+  IMAGE_CACHE_MAX_AGE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(86_400).default(60)),
   SEED_DEMO: z.preprocess(emptyAsUndefined, z.enum(['auto', 'true', 'false']).default('auto')),
   LOG_LEVEL: logLevel,
+  METRICS_PORT: metricsPort(9464),
+  METRICS_HOST: z.preprocess(emptyAsUndefined, z.string().default('0.0.0.0')),
+  SHUTDOWN_GRACE_MS: positiveInt(10_000),
+  ADMIN_AUTH_FAILURES_PER_MINUTE: positiveInt(20),
 });
 
 export interface GatewayConfig {
@@ -95,8 +114,27 @@ export interface GatewayConfig {
   renderTimeoutMs: number;
   usageFlushMs: number;
   authCacheTtlMs: number;
+  /** Body limits and timeouts of the admin API (docs/limits.md, "Request bodies"). */
+  adminBodyLimitBytes: number;
+  catalogImportLimitBytes: number;
+  maxCompressionRatio: number;
+  bodyTimeoutMs: number;
+  importBodyTimeoutMs: number;
+  headersTimeoutMs: number;
+  /** The per-organisation guard on image downloads (docs/limits.md, "Image downloads"). */
+  downloadConcurrentRenders: number;
+  downloadRendersPerMinute: number;
+  /** Longest Cache-Control max-age of a downloaded image (how long a CDN may serve a grant unchecked). */
+  imageCacheMaxAgeSeconds: number;
   seedDemo: 'auto' | 'true' | 'false';
   logLevel: string;
+  /** Internal Prometheus port (GET /metrics), never the public one; null: off. */
+  metricsPort: number | null;
+  metricsHost: string;
+  /** On SIGTERM: how long requests in flight may take to finish before connections are cut. */
+  shutdownGraceMs: number;
+  /** Failed admin authentications per client address and minute before 429. */
+  adminAuthFailuresPerMinute: number;
 }
 
 function fail(err: z.ZodError): never {
@@ -136,8 +174,21 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     renderTimeoutMs: e.RENDER_TIMEOUT_MS,
     usageFlushMs: e.USAGE_FLUSH_MS,
     authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
+    adminBodyLimitBytes: e.ADMIN_BODY_LIMIT_KB * 1024,
+    catalogImportLimitBytes: e.CATALOG_IMPORT_LIMIT_MB * 1024 * 1024,
+    maxCompressionRatio: e.MAX_COMPRESSION_RATIO,
+    bodyTimeoutMs: e.BODY_TIMEOUT_MS,
+    importBodyTimeoutMs: e.IMPORT_BODY_TIMEOUT_MS,
+    headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+    downloadConcurrentRenders: e.DOWNLOAD_CONCURRENT_RENDERS,
+    downloadRendersPerMinute: e.DOWNLOAD_RENDERS_PER_MINUTE,
+    imageCacheMaxAgeSeconds: e.IMAGE_CACHE_MAX_AGE_SECONDS,
     seedDemo: e.SEED_DEMO,
     logLevel: e.LOG_LEVEL,
+    metricsPort: e.METRICS_PORT,
+    metricsHost: e.METRICS_HOST,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    adminAuthFailuresPerMinute: e.ADMIN_AUTH_FAILURES_PER_MINUTE,
   };
 }
 
@@ -150,6 +201,8 @@ const rendererSchema = z.object({
   RENDER_WORKERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().positive().optional()),
   RENDER_QUEUE_MAX: positiveInt(64),
   RENDERER_GRACE_MS: positiveInt(10_000),
+  RENDERER_METRICS_PORT: metricsPort(9465),
+  RENDERER_METRICS_HOST: z.preprocess(emptyAsUndefined, z.string().default('0.0.0.0')),
   LOG_LEVEL: logLevel,
 });
 
@@ -164,6 +217,9 @@ export interface RendererConfig {
   /** On SIGTERM: how long renders in flight may take to finish. */
   graceMs: number;
   logLevel: string;
+  /** Internal Prometheus port (GET /metrics) beside the gRPC port; null: off. */
+  metricsPort: number | null;
+  metricsHost: string;
 }
 
 export function loadRendererConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = process.cwd()): RendererConfig {
@@ -180,5 +236,7 @@ export function loadRendererConfig(env: NodeJS.ProcessEnv = process.env, project
     queueMax: e.RENDER_QUEUE_MAX,
     graceMs: e.RENDERER_GRACE_MS,
     logLevel: e.LOG_LEVEL,
+    metricsPort: e.RENDERER_METRICS_PORT,
+    metricsHost: e.RENDERER_METRICS_HOST,
   };
 }

@@ -4,33 +4,58 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 export interface HttpMetrics {
   registry: Registry;
   middleware: RequestHandler;
+  /** Marks the mount prefix of a router (`/v1`, `/admin/v1`) for the route label. */
+  mount(prefix: string): RequestHandler;
 }
 
-/** Prometheus metrics per route template (never per raw path, to keep label cardinality bounded). */
-export function createHttpMetrics(): HttpMetrics {
+/**
+ * Latency buckets in seconds, up to the render deadline (image downloads wait on a render that may
+ * take RENDER_TIMEOUT_MS) and one step beyond it.
+ */
+export function durationBuckets(renderTimeoutMs: number): number[] {
+  const deadline = renderTimeoutMs / 1000;
+  const base = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 20, 30, 60];
+  const below = base.filter((b) => b < deadline);
+  return [...below, deadline, Math.ceil(deadline * 1.5)];
+}
+
+/**
+ * Prometheus metrics per route template. The label is the matched route's template with its mount
+ * prefix (`/v1/makes/:make`), never the raw path, so neither ids, nor letter case (`/V1/colors` is
+ * matched by the `/v1/colors` route), nor unknown paths (`unmatched`) add series.
+ */
+export function createHttpMetrics(opts: { renderTimeoutMs?: number } = {}): HttpMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
-    help: 'HTTP request duration',
+    help: 'HTTP request duration by method, route template and status',
     labelNames: ['method', 'route', 'status'],
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    buckets: durationBuckets(opts.renderTimeoutMs ?? 15_000),
     registers: [registry],
   });
   const errors = new Counter({
     name: 'http_errors_total',
-    help: 'Error answers by code',
+    help: 'Error answers by status',
     labelNames: ['status'],
     registers: [registry],
   });
+  const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
   const middleware: RequestHandler = (req, res, next) => {
     const end = duration.startTimer();
     res.on('finish', () => {
-      const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
-      end({ method: req.method, route, status: String(res.statusCode) });
+      const template = req.route?.path;
+      const mount = (res.locals.routeMount as string | undefined) ?? '';
+      const route = typeof template === 'string' ? `${mount}${template}` : 'unmatched';
+      const method = KNOWN_METHODS.has(req.method) ? req.method : 'other';
+      end({ method, route, status: String(res.statusCode) });
       if (res.statusCode >= 400) errors.inc({ status: String(res.statusCode) });
     });
     next();
   };
-  return { registry, middleware };
+  const mount = (prefix: string): RequestHandler => (_req, res, next) => {
+    res.locals.routeMount = prefix;
+    next();
+  };
+  return { registry, middleware, mount };
 }

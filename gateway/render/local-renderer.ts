@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from '../../shared/logger.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** Compiled (the container image runs `node gateway/main.js`) or from source under tsx (`npm start`). */
+const COMPILED = import.meta.url.endsWith('.js');
 
 export interface LocalRenderer {
   address: string;
@@ -21,10 +23,17 @@ export async function startLocalRenderer(opts: { env: NodeJS.ProcessEnv; logger:
 
   const spawn = () =>
     new Promise<number>((resolve, reject) => {
-      const c = fork(path.join(ROOT, 'renderer', 'main.ts'), [], {
+      const c = fork(path.join(ROOT, 'renderer', COMPILED ? 'main.js' : 'main.ts'), [], {
         cwd: ROOT,
-        execArgv: ['--import', 'tsx'],
-        env: { ...opts.env, RENDERER_PORT: String(port), RENDERER_HOST: '127.0.0.1' },
+        execArgv: COMPILED ? [] : ['--import', 'tsx'],
+        env: {
+          ...opts.env,
+          RENDERER_PORT: String(port),
+          RENDERER_HOST: '127.0.0.1',
+          // its metrics on a free loopback port unless asked for (the port is logged)
+          RENDERER_METRICS_PORT: opts.env.RENDERER_METRICS_PORT ?? '0',
+          RENDERER_METRICS_HOST: opts.env.RENDERER_METRICS_HOST ?? '127.0.0.1',
+        },
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       });
       child = c;

@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { CatalogService } from '../../catalog/catalog-service.ts';
 import type { ImageJsonHandler } from './v1-image.ts';
+import { SEGMENT_RE, SLUG_RE, VIEW_RE, YEAR_RE, validateParams } from '../hardening.ts';
 
 /**
  * The catalog walk: make › model › year › variant › view. `/{year}/{x}` is a variant when x is
@@ -9,6 +10,8 @@ import type { ImageJsonHandler } from './v1-image.ts';
 export function catalogRoutes(deps: { catalog: CatalogService; image: ImageJsonHandler }): Router {
   const r = Router();
   const { catalog } = deps;
+  // slugs, years and view ids are checked against their alphabets before any query (404 otherwise)
+  validateParams(r, { make: SLUG_RE, model: SLUG_RE, year: YEAR_RE, x: SEGMENT_RE, variant: SLUG_RE, view: VIEW_RE });
   const p = (res: Response) => res.locals.principal;
   const param = (req: Request, name: string) => String(req.params[name]);
 

@@ -10,6 +10,8 @@ export function searchRoutes(deps: { db: Queryable }): Router {
     if (typeof q !== 'string' || q.trim() === '') {
       throw new ServiceError('bad_request', 'Parameter q is required: the text to search for');
     }
+    // control characters (a NUL byte above all) are never part of a search and never reach SQL
+    if (/[\u0000-\u001f\u007f]/.test(q)) throw new ServiceError('bad_request', 'Parameter q contains control characters');
     if (q.length > 200) throw new ServiceError('bad_request', 'Parameter q is too long (at most 200 characters)');
     let limit = SEARCH_LIMIT_DEFAULT;
     if (req.query.limit !== undefined) {

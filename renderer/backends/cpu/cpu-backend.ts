@@ -74,9 +74,10 @@ export class CpuCompositor implements Compositor {
 
   private spawn(): Promise<void> {
     return new Promise((resolve, reject) => {
-      const worker = new Worker(new URL('./boot.mjs', import.meta.url), {
-        workerData: { entry: new URL('./worker.ts', import.meta.url).href },
-      });
+      // compiled (container image): the worker's .js directly; from source: boot.mjs registers tsx first
+      const worker = import.meta.url.endsWith('.js')
+        ? new Worker(new URL('./worker.js', import.meta.url))
+        : new Worker(new URL('./boot.mjs', import.meta.url), { workerData: { entry: new URL('./worker.ts', import.meta.url).href } });
       const slot: Slot = { worker, busy: false };
       let ready = false;
       worker.on('message', (m: { ready?: boolean; id?: number; ok?: boolean; error?: string }) => {

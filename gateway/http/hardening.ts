@@ -1,0 +1,174 @@
+import type http from 'node:http';
+import type net from 'node:net';
+import type { RequestHandler, Router } from 'express';
+import { LRUCache } from 'lru-cache';
+import { MESSAGES, ServiceError, defaultMessage, HTTP_STATUS, type ErrorCode } from '../../shared/errors.ts';
+
+/**
+ * Input hardening that sits in front of the routes: path parameters checked against their
+ * documented alphabets before any query, 405 with Allow for a known path and a wrong method, JSON
+ * answers for what Node's HTTP parser refuses, and a throttle on failed admin authentication.
+ */
+
+/** Slugs are lower-case a-z, 0-9 and single hyphens (docs/api.md); the lookup is case-insensitive. */
+export const SLUG_RE = /^[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*$/;
+/** The nine view ids and any other lower-case word with underscores (unknown ones are 404 later). */
+export const VIEW_RE = /^[a-z][a-z_]{0,31}$/;
+/** Ids are a short type prefix and base64url (`org_cc5nMg2hbsK6ZE-_`, `veh_…`). */
+export const ID_RE = /^[a-z]{2,4}_[A-Za-z0-9_-]{1,64}$/;
+/** `/{year}/{x}`: x is a variant slug or a view id. */
+export const SEGMENT_RE = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+export const YEAR_RE = /^[0-9]{1,8}$/;
+const MAX_SEGMENT = 100;
+
+/**
+ * Refuses a path parameter outside its alphabet with the generic 404, before the handler (and any
+ * database query) runs. A NUL byte, a quote or a percent-encoded oddity never reaches SQL.
+ */
+export function validateParams(router: Router, params: Record<string, RegExp>): void {
+  for (const [name, re] of Object.entries(params)) {
+    router.param(name, (_req, _res, next, value: unknown) => {
+      const v = String(value);
+      if (v.length === 0 || v.length > MAX_SEGMENT || !re.test(v)) next(new ServiceError('not_found', MESSAGES.notFound));
+      else next();
+    });
+  }
+}
+
+interface LayerLike {
+  route?: { path: unknown; methods: Record<string, boolean> };
+  slash?: boolean;
+  handle?: { stack?: LayerLike[] };
+}
+
+function collectRoutes(stack: LayerLike[], out: Map<string, Set<string>>): void {
+  for (const layer of stack) {
+    if (layer.route && typeof layer.route.path === 'string') {
+      const set = out.get(layer.route.path) ?? new Set<string>();
+      for (const [m, on] of Object.entries(layer.route.methods)) if (on && m !== '_all') set.add(m.toUpperCase());
+      out.set(layer.route.path, set);
+    } else if (layer.slash && layer.handle?.stack) {
+      collectRoutes(layer.handle.stack, out); // a router mounted at this router's root
+    }
+  }
+}
+
+/**
+ * For every route path known to `router` (and to routers mounted at its root), answers other
+ * methods with 405 `method_not_allowed` and an `Allow` header; OPTIONS gets 204 with `Allow`.
+ * Call it after the routes are registered and before the 404 handler.
+ */
+export function methodNotAllowed(router: Router): void {
+  const routes = new Map<string, Set<string>>();
+  collectRoutes((router as unknown as { stack: LayerLike[] }).stack, routes);
+  for (const [p, methods] of routes) {
+    if (methods.has('GET')) methods.add('HEAD');
+    const allow = [...methods].sort().join(', ');
+    router.all(p, (req, res, next) => {
+      if (methods.has(req.method)) {
+        next(); // e.g. a route that passed (next()) on its own: fall through to 404
+        return;
+      }
+      if (req.method === 'OPTIONS') {
+        res.set('Allow', `${allow}, OPTIONS`).status(204).end();
+        return;
+      }
+      next(new ServiceError('method_not_allowed', `Method ${req.method} is not allowed here; use ${allow}`, { headers: { Allow: allow } }));
+    });
+  }
+}
+
+export interface AuthFailureThrottle {
+  /** Throws rate_limited (429 with Retry-After) while the address is over its limit. */
+  check(address: string, nowMs?: number): void;
+  fail(address: string, nowMs?: number): void;
+}
+
+/**
+ * Failed authentication attempts per client address in a fixed one-minute window. Over the limit,
+ * every attempt from that address (right token included, so guessing stays blind) answers 429 until
+ * the window ends. Bounded memory: the least recently seen addresses are forgotten first.
+ */
+export function createAuthFailureThrottle(opts: { perMinute: number; windowMs?: number; maxAddresses?: number }): AuthFailureThrottle {
+  const windowMs = opts.windowMs ?? 60_000;
+  const entries = new LRUCache<string, { count: number; resetAt: number }>({ max: opts.maxAddresses ?? 50_000 });
+  const current = (address: string, now: number) => {
+    const e = entries.get(address);
+    return e && e.resetAt > now ? e : null;
+  };
+  return {
+    check(address, now = Date.now()) {
+      const e = current(address, now);
+      if (e && e.count >= opts.perMinute) {
+        const retry = Math.max(1, Math.ceil((e.resetAt - now) / 1000));
+        throw new ServiceError('rate_limited', 'Too many failed authentication attempts from this address, retry later', {
+          headers: { 'Retry-After': String(retry) },
+        });
+      }
+    },
+    fail(address, now = Date.now()) {
+      const e = current(address, now);
+      if (e) e.count += 1;
+      else entries.set(address, { count: 1, resetAt: now + windowMs });
+    },
+  };
+}
+
+const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' };
+
+function rawError(status: number, code: ErrorCode, message: string): string {
+  const body = JSON.stringify({ error: code, message });
+  return (
+    `HTTP/1.1 ${status} ${REASONS[status] ?? 'Bad Request'}\r\n` +
+    'Content-Type: application/json; charset=utf-8\r\n' +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    'Connection: close\r\n\r\n' +
+    body
+  );
+}
+
+/** What Node's parser refused, as `{status, code, message}` (undefined: just close the socket). */
+export function describeClientError(err: NodeJS.ErrnoException): { status: number; code: ErrorCode; message: string } | undefined {
+  switch (err.code) {
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return undefined;
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: HTTP_STATUS.headers_too_large, code: 'headers_too_large', message: defaultMessage('headers_too_large') };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+    case 'ERR_HTTP_HEADERS_TIMEOUT':
+      return { status: HTTP_STATUS.request_timeout, code: 'request_timeout', message: defaultMessage('request_timeout') };
+    case 'HPE_INVALID_METHOD':
+      return { status: 400, code: 'bad_request', message: 'The request method is not valid' };
+    case 'HPE_INVALID_CHUNK_SIZE':
+    case 'HPE_INVALID_TRANSFER_ENCODING':
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+    case 'HPE_INVALID_CONTENT_LENGTH':
+      return { status: 400, code: 'bad_request', message: 'The request body framing is malformed' };
+    default:
+      return { status: 400, code: 'bad_request', message: 'The request is malformed' };
+  }
+}
+
+/**
+ * Node answers parser errors (malformed request line, control bytes, bad chunking, headers over
+ * maxHeaderSize) with a bare status line; this writes the service's JSON error instead.
+ */
+export function answerClientErrorsWithJson(server: http.Server, onError?: (err: Error, status: number) => void): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: net.Socket) => {
+    const d = describeClientError(err);
+    if (!d || !socket.writable || (socket as net.Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    onError?.(err, d.status);
+    socket.end(rawError(d.status, d.code, d.message));
+  });
+}
+
+/** Adds the throttle around an admin-token check. */
+export function clientAddress(req: { ip?: string; socket: { remoteAddress?: string } }): string {
+  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
+}
+
+export type { RequestHandler };

@@ -1,0 +1,142 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { isServiceError } from '../shared/errors.ts';
+import type { Compositor } from './backends/backend.ts';
+import type { RenderQueue } from './render-queue.ts';
+import type { RenderService } from './render-service.ts';
+
+/** Render latency buckets in seconds: a cache hit (~1 ms) up to the gateway's default deadline (15 s) and beyond. */
+export const RENDER_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30];
+
+export interface RendererMetrics {
+  registry: Registry;
+}
+
+/**
+ * The renderer's Prometheus metrics (served on RENDERER_METRICS_PORT by renderer/main.ts):
+ * render latency by backend/format/cache, queue depth, renders in flight, cache hit ratio,
+ * RESOURCE_EXHAUSTED refusals, and the backend in use as an info metric (gl/cpu, GL renderer string).
+ * It wraps `service.render` once; the render path itself knows nothing of metrics.
+ */
+export function instrumentRenderer(deps: { service: RenderService; queue: RenderQueue; backend: Compositor }): RendererMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const backendName = deps.backend.name;
+
+  const latency = new Histogram({
+    name: 'renderer_render_duration_seconds',
+    help: 'Render calls from request to encoded bytes, by backend, format and cache outcome',
+    labelNames: ['backend', 'format', 'cache', 'outcome'],
+    buckets: RENDER_BUCKETS,
+    registers: [registry],
+  });
+  const lookups = new Counter({
+    name: 'renderer_render_cache_lookups_total',
+    help: 'Encoded-render cache lookups by result (hit, miss)',
+    labelNames: ['result'],
+    registers: [registry],
+  });
+  const exhausted = new Counter({
+    name: 'renderer_resource_exhausted_total',
+    help: 'Renders refused with RESOURCE_EXHAUSTED (queue full)',
+    registers: [registry],
+  });
+  const errors = new Counter({
+    name: 'renderer_render_errors_total',
+    help: 'Failed renders by error code',
+    labelNames: ['code'],
+    registers: [registry],
+  });
+  let hits = 0;
+  let misses = 0;
+  new Gauge({
+    name: 'renderer_render_cache_hit_ratio',
+    help: 'Share of successful renders answered from the encoded-render cache since start',
+    registers: [registry],
+    collect() {
+      this.set(hits + misses === 0 ? 0 : hits / (hits + misses));
+    },
+  });
+  new Gauge({
+    name: 'renderer_queue_depth',
+    help: 'Renders waiting for a worker',
+    registers: [registry],
+    collect() {
+      this.set(deps.queue.queued);
+    },
+  });
+  new Gauge({
+    name: 'renderer_queue_capacity',
+    help: 'RENDER_QUEUE_MAX: renders that may wait before RESOURCE_EXHAUSTED',
+    registers: [registry],
+    collect() {
+      this.set(deps.queue.queueMax);
+    },
+  });
+  new Gauge({
+    name: 'renderer_renders_in_flight',
+    help: 'Render calls in progress (queued, running or waiting on an identical render)',
+    registers: [registry],
+    collect() {
+      this.set(deps.service.active);
+    },
+  });
+  new Gauge({
+    name: 'renderer_renders_running',
+    help: 'Renders holding a worker slot',
+    registers: [registry],
+    collect() {
+      this.set(deps.queue.running);
+    },
+  });
+  new Gauge({
+    name: 'renderer_workers',
+    help: 'RENDER_WORKERS: renders that run at once',
+    registers: [registry],
+    collect() {
+      this.set(deps.queue.concurrency);
+    },
+  });
+  new Gauge({
+    name: 'renderer_cache_bytes',
+    help: 'Bytes held by the renderer caches (renders: encoded pictures, layers: decoded layers)',
+    labelNames: ['cache'],
+    registers: [registry],
+    collect() {
+      const s = deps.service.cacheStats() as { renders: { bytes: number }; layers: { bytes?: number } };
+      this.set({ cache: 'renders' }, s.renders.bytes);
+      if (typeof s.layers?.bytes === 'number') this.set({ cache: 'layers' }, s.layers.bytes);
+    },
+  });
+  const info = new Gauge({
+    name: 'renderer_backend_info',
+    help: 'The compositing backend in use (always 1): backend gl or cpu, and the GL renderer string or cpu description',
+    labelNames: ['backend', 'renderer'],
+    registers: [registry],
+  });
+  info.set({ backend: backendName, renderer: deps.backend.description.slice(0, 200) }, 1);
+
+  const original = deps.service.render.bind(deps.service);
+  deps.service.render = async (raw, opts) => {
+    const end = latency.startTimer();
+    const format = typeof (raw as { format?: unknown })?.format === 'string' ? String((raw as { format: string }).format).slice(0, 8) : 'unknown';
+    try {
+      const r = await original(raw, opts);
+      if (r.cacheHit) hits++;
+      else misses++;
+      lookups.inc({ result: r.cacheHit ? 'hit' : 'miss' });
+      end({ backend: backendName, format: knownFormat(format), cache: r.cacheHit ? 'hit' : 'miss', outcome: 'ok' });
+      return r;
+    } catch (e) {
+      const code = isServiceError(e) ? e.code : 'internal';
+      if (code === 'resource_exhausted') exhausted.inc();
+      errors.inc({ code });
+      end({ backend: backendName, format: knownFormat(format), cache: 'none', outcome: code });
+      throw e;
+    }
+  };
+  return { registry };
+}
+
+function knownFormat(f: string): string {
+  return f === 'webp' || f === 'png' || f === 'jpeg' ? f : 'other';
+}
