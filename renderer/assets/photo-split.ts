@@ -328,7 +328,48 @@ export function diffuseLayer(v: PhotoView, hl: Highlights, neutral: Rgb): SplitL
   known.sort((p, q) => p - q);
   const medianD = known.length ? known[known.length >> 1]! : 0.5;
   fillFromNeighbours(d, s, state, v.width, v.height, [medianD, 0]);
+  unmixEdges(v, hl.y, yn, d, s);
   return { diffuse: d, specular: s };
+}
+
+/** Partly painted pixels at least this painted take their paint's light from the unmixed base. */
+export const UNMIX_MIN_PAINT = 128;
+
+/**
+ * At a partly painted pixel the base is `(1 − m)·R + m·P`: R what lies beside the paint, P the paint's
+ * light (Tn·D + S). With R's luminance taken from the nearest unpainted pixels (ring by ring),
+ * P = (Y − (1 − m)·R)/m is the paint's own light at the very edge, which the fill from inside only
+ * guesses. S keeps the filled value (at most P), D takes the rest. Only where m ≥ UNMIX_MIN_PAINT:
+ * below, the division would magnify the error in R, and the filled values stay.
+ */
+function unmixEdges(v: PhotoView, y: Float32Array, yn: number, d: Float32Array, s: Float32Array): void {
+  const n = v.width * v.height;
+  const r = new Float32Array(n);
+  const state = new Uint8Array(n);
+  let any = false;
+  for (let i = 0; i < n; i++) {
+    const m = v.paint[i]!;
+    if (m === 0) {
+      state[i] = 1;
+      r[i] = y[i]!;
+    } else if (m !== 255) {
+      state[i] = 2;
+      any = true;
+    }
+  }
+  if (!any) return;
+  fillFromNeighbours(r, new Float32Array(n), state, v.width, v.height, [NaN, 0]);
+  for (let i = 0; i < n; i++) {
+    const m8 = v.paint[i]!;
+    if (m8 < UNMIX_MIN_PAINT || m8 === 255 || Number.isNaN(r[i]!)) continue;
+    const m = m8 / 255;
+    const p = Math.max(0, Math.min(1, (y[i]! - (1 - m) * r[i]!) / m));
+    const si = Math.min(s[i]!, p);
+    let di = (p - si) / yn;
+    di = di < 0 ? 0 : di > 1 ? 1 : di;
+    d[i] = di;
+    s[i] = Math.max(0, p - yn * di);
+  }
 }
 
 /**
