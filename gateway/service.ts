@@ -12,7 +12,11 @@ import { createFileAssetSetDirectory, type AssetSetDirectory } from './catalog/a
 import type { Database } from './db/database.ts';
 import { openDatabase } from './db/open.ts';
 import { buildApp } from './http/app.ts';
+import { answerClientErrorsWithJson } from './http/hardening.ts';
+import { createHttpMetrics } from './http/metrics.ts';
+import type { Registry } from 'prom-client';
 import { createLimiter, type ManagedLimiter } from './limits/create-limiter.ts';
+import { createDownloadGuard } from './limits/download-guard.ts';
 import { createSqlUsageStore } from './limits/usage-store.ts';
 import type { ImageRenderer } from './render/image-renderer.ts';
 import { loadSecrets } from './secrets.ts';
@@ -32,6 +36,13 @@ export interface GatewayHandle {
   generatedAdminToken: boolean;
   db: Database;
   limiter: ManagedLimiter;
+  /** The gateway's Prometheus registry; gateway/main.ts serves it on METRICS_PORT (never the public port). */
+  metrics: Registry;
+  /**
+   * Graceful stop: /readyz answers 503, the listener stops accepting, requests in flight (downloads
+   * streaming a render included) finish within SHUTDOWN_GRACE_MS, then open connections are cut;
+   * usage counts are flushed and the pools closed.
+   */
   close(): Promise<void>;
 }
 
@@ -72,7 +83,11 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
 
   const exampleImagePath = await findExampleImagePath(db);
   let baseUrl = config.publicBaseUrl ?? '';
+  let stopping = false;
+  const metrics = createHttpMetrics({ renderTimeoutMs: config.renderTimeoutMs });
   const app = buildApp({
+    metrics,
+    adminAuthFailuresPerMinute: config.adminAuthFailuresPerMinute,
     logger,
     db,
     authenticator,
@@ -86,13 +101,26 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     renderTimeoutMs: config.renderTimeoutMs,
     version: readVersion(),
     ready: async () => {
+      if (stopping) return false; // draining: the load balancer takes this instance out
       await db.query('SELECT 1');
       return true;
     },
+    bodyLimits: {
+      small: { limitBytes: config.adminBodyLimitBytes, maxRatio: config.maxCompressionRatio, timeoutMs: config.bodyTimeoutMs },
+      large: { limitBytes: config.catalogImportLimitBytes, maxRatio: config.maxCompressionRatio, timeoutMs: config.importBodyTimeoutMs },
+    },
+    downloadGuard: createDownloadGuard({ concurrent: config.downloadConcurrentRenders, perMinute: config.downloadRendersPerMinute }),
+    imageCacheMaxAgeSeconds: config.imageCacheMaxAgeSeconds,
   });
 
   const server = http.createServer({ maxHeaderSize: 65536 }, app);
   server.keepAliveTimeout = 65_000;
+  // parser-level refusals (malformed HTTP, control bytes, bad chunking, 431) answer JSON too
+  answerClientErrorsWithJson(server, (err, status) => logger.info({ code: (err as NodeJS.ErrnoException).code, status }, 'malformed request refused'));
+  // slow senders: the headers within HEADERS_TIMEOUT_MS; a whole request (body included) within the
+  // longest body deadline plus a margin (the admin body parser answers 408 JSON before this cuts in)
+  server.headersTimeout = config.headersTimeoutMs;
+  server.requestTimeout = Math.max(config.bodyTimeoutMs, config.importBodyTimeoutMs) + 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -110,11 +138,20 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     generatedAdminToken: secrets.generated.adminToken,
     db,
     limiter,
+    metrics: metrics.registry,
     async close() {
+      stopping = true;
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 5000).unref();
+        // keep-alive connections that become idle after their answer are closed as they go idle
+        const idle = setInterval(() => server.closeIdleConnections(), 250);
+        idle.unref();
+        server.once('close', () => clearInterval(idle));
+        setTimeout(() => {
+          logger.warn('grace period over, closing open connections');
+          server.closeAllConnections();
+        }, config.shutdownGraceMs).unref();
       });
       await limiter.close();
       await bus.close();

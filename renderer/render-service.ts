@@ -38,7 +38,8 @@ interface CachedRender {
  */
 export class RenderService {
   private readonly cache: SingleFlightCache<CachedRender>;
-  private readonly deadlines = new Map<string, { at: number }>();
+  /** Renders being computed, by ETag: their deadline (the latest waiter's), callers waiting, and a cancel switch. */
+  private readonly flights = new Map<string, { dl: { at: number }; waiters: number; ctl: AbortController }>();
   private inflight = 0;
   private idleWaiters: (() => void)[] = [];
 
@@ -92,7 +93,19 @@ export class RenderService {
     return `"${h}"`;
   }
 
-  async render(raw: Parameters<typeof normaliseRenderRequest>[0], opts: { deadline?: number } = {}): Promise<RenderResult> {
+  /** Renders being computed now (single flight: one per distinct picture). */
+  get computing(): number {
+    return this.flights.size;
+  }
+
+  /**
+   * `signal`: the caller went away. A render stops (between pipeline steps, or leaves the queue) once
+   * every caller waiting for it has gone. `tenant`: the organisation, for the queue's fairness.
+   */
+  async render(
+    raw: Parameters<typeof normaliseRenderRequest>[0],
+    opts: { deadline?: number; signal?: AbortSignal; tenant?: string } = {},
+  ): Promise<RenderResult> {
     this.inflight++;
     try {
       const req = normaliseRenderRequest(raw);
@@ -111,22 +124,63 @@ export class RenderService {
       }
       const etag = this.etagOf(req, set.revision);
       const { value, state } = this.cache.getOrCompute(etag, () => {
-        const dl = { at: deadline };
-        this.deadlines.set(etag, dl);
+        const flight = { dl: { at: deadline }, waiters: 0, ctl: new AbortController() };
+        this.flights.set(etag, flight);
         return this.deps.queue
-          .run(async () => {
-            const ctx: RenderContext = { req, set, view, deadline: dl, timings: {} };
-            await runPipeline(ctx, { store: this.deps.store, backend: this.deps.backend });
-            this.deps.logger.debug({ etag, timings: ctx.timings }, 'rendered');
-            return { encoded: ctx.encoded! };
-          }, deadline)
-          .finally(() => this.deadlines.delete(etag));
+          .run(
+            async () => {
+              const ctx: RenderContext = { req, set, view, deadline: flight.dl, signal: flight.ctl.signal, timings: {} };
+              await runPipeline(ctx, { store: this.deps.store, backend: this.deps.backend });
+              this.deps.logger.debug({ etag, timings: ctx.timings }, 'rendered');
+              return { encoded: ctx.encoded! };
+            },
+            deadline,
+            { tenant: opts.tenant, signal: flight.ctl.signal },
+          )
+          .finally(() => {
+            if (this.flights.get(etag) === flight) this.flights.delete(etag);
+          });
       });
-      if (state === 'joined') {
-        const dl = this.deadlines.get(etag);
-        if (dl && deadline > dl.at) dl.at = deadline;
+      value.catch(() => {}); // a render every caller left fails with nobody awaiting it
+      const flight = state === 'hit' ? undefined : this.flights.get(etag);
+      if (flight && state === 'joined' && deadline > flight.dl.at) flight.dl.at = deadline;
+      let waited: Promise<CachedRender> = value;
+      let leave = () => {};
+      if (flight && opts.signal) {
+        const signal = opts.signal;
+        flight.waiters++;
+        let left = false;
+        const gone = new Promise<never>((_, reject) => {
+          const onAbort = () => {
+            if (left) return;
+            left = true;
+            if (--flight.waiters <= 0) flight.ctl.abort(); // nobody waits for this render any more
+            reject(new ServiceError('unavailable', 'The render was cancelled'));
+          };
+          if (signal.aborted) onAbort();
+          else signal.addEventListener('abort', onAbort, { once: true });
+          leave = () => {
+            signal.removeEventListener('abort', onAbort);
+            if (!left) {
+              left = true;
+              flight.waiters--;
+            }
+          };
+        });
+        gone.catch(() => {});
+        waited = Promise.race([value, gone]);
+      } else if (flight) {
+        flight.waiters++; // a caller that cannot cancel keeps the render alive
+        leave = () => {
+          flight.waiters--;
+        };
       }
-      const { encoded } = await value;
+      let encoded: Encoded;
+      try {
+        ({ encoded } = await waited);
+      } finally {
+        leave();
+      }
       if (encoded.width !== req.width || encoded.height !== outputHeight(view, req.width)) {
         throw new ServiceError('internal', undefined, { detail: 'output size mismatch' });
       }

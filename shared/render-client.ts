@@ -34,7 +34,7 @@ export function loadRenderPackageDefinition(): protoLoader.PackageDefinition {
 
 type Unary = (req: unknown, meta: { deadline: Date }, cb: (err: unknown, res: never) => void) => grpc.ClientUnaryCall;
 type RenderStub = grpc.Client & {
-  Render(req: unknown, opts: { deadline: Date }): grpc.ClientReadableStream<unknown>;
+  Render(req: unknown, metadata: grpc.Metadata, opts: { deadline: Date }): grpc.ClientReadableStream<unknown>;
   DescribeSet: Unary;
 };
 type HealthStub = grpc.Client & { Check: Unary };
@@ -58,6 +58,19 @@ export interface RenderHeader {
   byteLength: number;
   etag: string;
   warnings: string[];
+  /** The renderer answered from its encoded-render cache. */
+  cacheHit: boolean;
+}
+
+/** gRPC metadata naming the organisation a render is for (the renderer's queue is fair between them). */
+export const ORG_METADATA_KEY = 'x-org-id';
+
+export interface RenderCallOptions {
+  deadlineMs: number;
+  /** Aborting cancels the call; the renderer stops a render nobody waits for. */
+  signal?: AbortSignal;
+  /** Sent as `x-org-id` metadata, not in the request message. */
+  org?: string;
 }
 
 export interface RenderStream {
@@ -81,7 +94,7 @@ export interface SetDescription {
 }
 
 export interface RendererClient {
-  render(req: RenderRequest, opts: { deadlineMs: number }): Promise<RenderStream>;
+  render(req: RenderRequest, opts: RenderCallOptions): Promise<RenderStream>;
   describeSet(id: string, opts?: { deadlineMs?: number }): Promise<SetDescription>;
   health(opts?: { deadlineMs?: number }): Promise<boolean>;
   close(): void;
@@ -154,17 +167,28 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger 
     c: (typeof clients)[number],
     wire: Record<string, unknown>,
     deadline: Date,
+    o: RenderCallOptions,
   ): Promise<RenderStream> {
-    const call = c.render.Render(wire, { deadline }) as grpc.ClientReadableStream<WireMessage>;
+    if (o.signal?.aborted) throw new ServiceError('unavailable', 'The render was cancelled');
+    const md = new grpc.Metadata();
+    if (o.org) md.set(ORG_METADATA_KEY, o.org);
+    const call = c.render.Render(wire, md, { deadline }) as grpc.ClientReadableStream<WireMessage>;
+    const onAbort = () => call.cancel();
+    o.signal?.addEventListener('abort', onAbort, { once: true });
+    const detach = () => o.signal?.removeEventListener('abort', onAbort);
+    call.on('close', detach);
+    call.on('status', detach);
     const it = call[Symbol.asyncIterator]() as AsyncIterator<WireMessage>;
     let first: IteratorResult<WireMessage>;
     try {
       first = await it.next();
     } catch (e) {
+      detach();
       call.cancel();
       throw e;
     }
     if (first.done || !first.value.header) {
+      detach();
       call.cancel();
       throw new ServiceError('internal', undefined, { detail: 'renderer stream did not start with a header' });
     }
@@ -176,6 +200,7 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger 
       byteLength: Number(h.byte_length),
       etag: h.etag,
       warnings: (h.warnings ?? []).map((w) => w.code),
+      cacheHit: Boolean(h.cache_hit),
     };
     let consumed = false;
     const body: AsyncIterable<Buffer> = {
@@ -220,7 +245,8 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger 
   }
 
   return {
-    async render(req, { deadlineMs }) {
+    async render(req, callOpts) {
+      const { deadlineMs } = callOpts;
       const wire: Record<string, unknown> = {
         asset_set: req.assetSet,
         view: req.view,
@@ -236,11 +262,11 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger 
       for (let i = 0; i < attempts; i++) {
         const c = pick();
         try {
-          return await renderOnce(c, wire, deadline);
+          return await renderOnce(c, wire, deadline, callOpts);
         } catch (e) {
           lastErr = e;
           const se = toServiceError(e);
-          if (se.code !== 'unavailable' || Date.now() >= deadline.getTime()) throw se;
+          if (se.code !== 'unavailable' || Date.now() >= deadline.getTime() || callOpts.signal?.aborted) throw se;
           opts.logger?.warn({ address: c.address, attempt: i + 1 }, 'renderer unavailable, trying the next address');
         }
       }

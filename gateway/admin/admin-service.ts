@@ -3,6 +3,7 @@ import { ServiceError } from '../../shared/errors.ts';
 import { FORMATS, type ImageFormat } from '../../shared/render-options.ts';
 import { isViewId } from '../../shared/views.ts';
 import { generateApiKey, hashApiKey } from '../auth/api-key-format.ts';
+import { CATALOG_INVALIDATION } from '../auth/authenticator.ts';
 import type { InvalidationBus } from '../auth/invalidation-bus.ts';
 import { randomId } from '../catalog/ids.ts';
 import type { Database } from '../db/database.ts';
@@ -165,6 +166,7 @@ export class AdminService {
   async setVehiclePublished(vehicleId: string, published: boolean) {
     const rows = await this.db.query('UPDATE vehicles SET published = $2 WHERE id = $1 RETURNING id', [vehicleId, published]);
     if (!rows[0]) throw notFound('Vehicle');
+    await this.bus.publish(CATALOG_INVALIDATION); // image downloads re-check publication
     return { id: vehicleId, published };
   }
 
@@ -175,6 +177,7 @@ export class AdminService {
       [vehicleId, view, published],
     );
     if (!rows[0]) throw notFound('View');
+    await this.bus.publish(CATALOG_INVALIDATION); // image downloads re-check publication
     return { vehicle_id: vehicleId, view, published };
   }
 }

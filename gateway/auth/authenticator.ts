@@ -4,11 +4,30 @@ import { MESSAGES, ServiceError } from '../../shared/errors.ts';
 import type { Queryable } from '../db/database.ts';
 import { hashApiKey, isWellFormedApiKey } from './api-key-format.ts';
 import type { InvalidationBus } from './invalidation-bus.ts';
-import { findPrincipalByHashes, type Principal } from './principal.ts';
+import { findPrincipalByHashes, findPrincipalByKeyId, type Principal } from './principal.ts';
+import type { ImageFormat } from '../../shared/render-options.ts';
+
+/** What a signed image URL was granted for (gateway/signing/image-token.ts). */
+export interface DownloadGrant {
+  org: string;
+  key: string;
+  vehicle: string;
+  view: string;
+  format: ImageFormat;
+}
+
+/** Published on the invalidation bus when a vehicle or view is (un)published: drops the cached catalog answers. */
+export const CATALOG_INVALIDATION = '*catalog';
 
 export interface Authenticator {
   /** Resolves the key or throws the spec's 401/403 errors, in the spec's order. */
   authenticate(apiKey: string | undefined): Promise<Principal>;
+  /**
+   * Re-checks the grant of a signed image URL through the same cache and invalidation as
+   * `authenticate`: key not revoked (401), no member banned, contract active, format and category
+   * still allowed (403, the spec's messages), vehicle and view still published (404).
+   */
+  authorizeDownload(grant: DownloadGrant): Promise<Principal>;
 }
 
 interface Entry {
@@ -28,14 +47,46 @@ export function createAuthenticator(opts: {
   maxEntries?: number;
 }): Authenticator {
   const cache = new LRUCache<string, Entry>({ max: opts.maxEntries ?? 50_000, ttl: opts.ttlMs });
+  // vehicle id + view → category and whether both are published (image downloads)
+  const vehicles = new LRUCache<string, { categoryId: string | null; published: boolean }>({ max: 20_000, ttl: opts.ttlMs });
   // A lookup that started before an invalidation must not repopulate the cache with stale data.
   let generation = 0;
   opts.bus.onInvalidate((orgId) => {
     generation++;
+    if (orgId === CATALOG_INVALIDATION) {
+      vehicles.clear();
+      return;
+    }
     for (const [k, v] of cache.entries()) {
       if (v.orgId === orgId || v.orgId === null) cache.delete(k);
     }
   });
+
+  async function resolveById(keyId: string): Promise<Principal | null> {
+    const cacheKey = `id:${keyId}`;
+    const cached = cache.get(cacheKey);
+    if (cached) return cached.principal;
+    const gen = generation;
+    const principal = await findPrincipalByKeyId(opts.db, keyId);
+    if (gen === generation) cache.set(cacheKey, { principal, orgId: principal?.orgId ?? null });
+    return principal;
+  }
+
+  async function vehicleView(vehicleId: string, view: string): Promise<{ categoryId: string | null; published: boolean }> {
+    const cacheKey = `${vehicleId}\n${view}`;
+    const cached = vehicles.get(cacheKey);
+    if (cached) return cached;
+    const gen = generation;
+    const rows = await opts.db.query<{ category_id: string; published: boolean }>(
+      `SELECT v.category_id, (v.published AND COALESCE(vv.published, false)) AS published
+         FROM vehicles v LEFT JOIN vehicle_views vv ON vv.vehicle_id = v.id AND vv.view = $2
+        WHERE v.id = $1`,
+      [vehicleId, view],
+    );
+    const answer = { categoryId: rows[0]?.category_id ?? null, published: rows[0]?.published ?? false };
+    if (gen === generation) vehicles.set(cacheKey, answer);
+    return answer;
+  }
 
   async function resolve(apiKey: string): Promise<Principal | null> {
     // Keyed by the hash, not the key, so that no secret sits in the heap longer than a request.
@@ -57,6 +108,18 @@ export function createAuthenticator(opts: {
       if (!p || p.revoked) throw new ServiceError('unauthorized', MESSAGES.invalidKey);
       if (p.banned) throw new ServiceError('forbidden', MESSAGES.banned);
       if (!p.contract || !p.contract.active) throw new ServiceError('forbidden', MESSAGES.noContract);
+      return p;
+    },
+
+    async authorizeDownload(g) {
+      const p = await resolveById(g.key);
+      if (!p || p.revoked || p.orgId !== g.org) throw new ServiceError('unauthorized', MESSAGES.invalidKey);
+      if (p.banned) throw new ServiceError('forbidden', MESSAGES.banned);
+      if (!p.contract || !p.contract.active) throw new ServiceError('forbidden', MESSAGES.noContract);
+      if (!p.contract.allowedFormats.includes(g.format)) throw new ServiceError('forbidden', MESSAGES.formatNotInContract(g.format));
+      const v = await vehicleView(g.vehicle, g.view);
+      if (!v.published || v.categoryId === null) throw new ServiceError('not_found', MESSAGES.notFound);
+      if (!p.contract.categoryIds.includes(v.categoryId)) throw new ServiceError('forbidden', MESSAGES.categoryNotInContract);
       return p;
     },
   };

@@ -36,21 +36,29 @@ interface PrincipalRow {
   category_ids: string[];
 }
 
+const PRINCIPAL_SQL = (where: string) =>
+  `SELECT k.id AS key_id, k.name AS key_name, k.prefix, k.org_id, o.name AS org_name,
+          k.revoked_at IS NOT NULL AS revoked,
+          EXISTS (SELECT 1 FROM members m WHERE m.org_id = k.org_id AND m.banned) AS banned,
+          c.active, c.allowed_formats, c.rpm_limit, c.monthly_quota,
+          ARRAY(SELECT cc.category_id FROM contract_categories cc WHERE cc.org_id = k.org_id ORDER BY 1) AS category_ids
+     FROM api_keys k
+     JOIN organizations o ON o.id = k.org_id
+     LEFT JOIN contracts c ON c.org_id = k.org_id
+    WHERE ${where}
+    LIMIT 1`;
+
 /** One round trip: the key by any of its candidate hashes (one per hashing secret), org, ban, contract. */
 export async function findPrincipalByHashes(db: Queryable, hashes: string[]): Promise<Principal | null> {
-  const rows = await db.query<PrincipalRow>(
-    `SELECT k.id AS key_id, k.name AS key_name, k.prefix, k.org_id, o.name AS org_name,
-            k.revoked_at IS NOT NULL AS revoked,
-            EXISTS (SELECT 1 FROM members m WHERE m.org_id = k.org_id AND m.banned) AS banned,
-            c.active, c.allowed_formats, c.rpm_limit, c.monthly_quota,
-            ARRAY(SELECT cc.category_id FROM contract_categories cc WHERE cc.org_id = k.org_id ORDER BY 1) AS category_ids
-       FROM api_keys k
-       JOIN organizations o ON o.id = k.org_id
-       LEFT JOIN contracts c ON c.org_id = k.org_id
-      WHERE k.key_hash = ANY($1::text[])
-      LIMIT 1`,
-    [hashes],
-  );
+  return toPrincipal(await db.query<PrincipalRow>(PRINCIPAL_SQL('k.key_hash = ANY($1::text[])'), [hashes]));
+}
+
+/** The same answer by the key's id: what a signed image URL's grant names. */
+export async function findPrincipalByKeyId(db: Queryable, keyId: string): Promise<Principal | null> {
+  return toPrincipal(await db.query<PrincipalRow>(PRINCIPAL_SQL('k.id = $1'), [keyId]));
+}
+
+function toPrincipal(rows: PrincipalRow[]): Principal | null {
   const r = rows[0];
   if (!r) return null;
   return {

@@ -11,9 +11,13 @@ import type { Database } from '../db/database.ts';
 import type { Limiter } from '../limits/limiter.ts';
 import type { ImageRenderer } from '../render/image-renderer.ts';
 import type { ImageSigner } from '../signing/image-token.ts';
+import { createDownloadGuard, type DownloadGuard } from '../limits/download-guard.ts';
 import { authenticateAndLimit } from './authenticate.ts';
+import { adminBodyParser, type BodyLimits } from './body.ts';
+import { urlForLog } from './log-redaction.ts';
 import { errorHandler, limitUrlLength, notFoundHandler } from './errors.ts';
-import { createHttpMetrics } from './metrics.ts';
+import { methodNotAllowed } from './hardening.ts';
+import { createHttpMetrics, type HttpMetrics } from './metrics.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { imageRoutes } from './routes/images.ts';
 import { rootRoutes } from './routes/root.ts';
@@ -37,7 +41,22 @@ export interface AppDeps {
   renderTimeoutMs: number;
   version: string;
   ready: () => Promise<boolean>;
+  /** Admin request bodies: `small` for every call, `large` for the catalog import (defaults: 8 KB / 20 MB). */
+  bodyLimits?: { small: BodyLimits; large: BodyLimits };
+  /** The per-organisation guard on image downloads (default: 4 concurrent, 120 cache-miss renders a minute). */
+  downloadGuard?: DownloadGuard;
+  /** Longest Cache-Control max-age of a downloaded image (default 60 s). */
+  imageCacheMaxAgeSeconds?: number;
+  /** Metrics are served on the internal port (service.ts), never here; default: a fresh registry. */
+  metrics?: HttpMetrics;
+  /** Failed admin authentications per client address and minute before 429 (default 20). */
+  adminAuthFailuresPerMinute?: number;
 }
+
+const DEFAULT_BODY_LIMITS = {
+  small: { limitBytes: 8 * 1024, maxRatio: 50, timeoutMs: 10_000 },
+  large: { limitBytes: 20 * 1024 * 1024, maxRatio: 50, timeoutMs: 120_000 },
+};
 
 /** Builds the HTTP app from its dependencies; it opens nothing itself. */
 export function buildApp(deps: AppDeps): Express {
@@ -46,7 +65,7 @@ export function buildApp(deps: AppDeps): Express {
   app.set('etag', false); // JSON answers vary per key and quota; images set their own ETag
   app.set('query parser', 'simple');
 
-  const metrics = createHttpMetrics();
+  const metrics = deps.metrics ?? createHttpMetrics({ renderTimeoutMs: deps.renderTimeoutMs });
   app.use(
     pinoHttp({
       logger: deps.logger,
@@ -56,10 +75,11 @@ export function buildApp(deps: AppDeps): Express {
         res.setHeader('X-Request-Id', id);
         return id;
       },
-      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
+      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
       serializers: {
-        req: (req) => ({ id: req.id, method: req.method, url: String(req.url).replace(/\/images\/[^/?]+/, '/images/…') }),
+        // the URL as the router sees it, image tokens and key-shaped strings masked (log-redaction.ts)
+        req: (req) => ({ id: req.id, method: req.method, url: urlForLog(req.raw ?? req) }),
       },
     }),
   );
@@ -73,18 +93,36 @@ export function buildApp(deps: AppDeps): Express {
     const ok = await deps.ready().catch(() => false);
     res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'not ready' });
   });
-  app.get('/metrics', async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
 
   app.use(rootRoutes({ version: deps.version }));
-  app.use(imageRoutes({ signer: deps.signer, renderer: deps.renderer, renderTimeoutMs: deps.renderTimeoutMs }));
+  app.use(
+    imageRoutes({
+      signer: deps.signer,
+      renderer: deps.renderer,
+      renderTimeoutMs: deps.renderTimeoutMs,
+      authenticator: deps.authenticator,
+      guard: deps.downloadGuard ?? createDownloadGuard({ concurrent: 4, perMinute: 120 }),
+      cacheMaxAgeSeconds: deps.imageCacheMaxAgeSeconds ?? 60,
+    }),
+  );
 
+  // The bearer token first, then the body (never read for a refused call), limited per route.
+  const bodyLimits = deps.bodyLimits ?? DEFAULT_BODY_LIMITS;
   app.use(
     '/admin/v1',
-    express.json({ limit: '20mb' }),
-    express.text({ type: 'text/csv', limit: '20mb' }),
-    adminRoutes({ admin: deps.admin, adminToken: deps.adminToken, db: deps.db, assets: deps.assets }),
+    metrics.mount('/admin/v1'),
+    adminRoutes({
+      admin: deps.admin,
+      adminToken: deps.adminToken,
+      db: deps.db,
+      assets: deps.assets,
+      authFailuresPerMinute: deps.adminAuthFailuresPerMinute,
+      bodyParser: adminBodyParser({
+        small: bodyLimits.small,
+        large: bodyLimits.large,
+        largeRoute: (req) => req.method === 'POST' && /^\/catalog\/import\/?$/i.test(req.path),
+      }),
+    }),
   );
 
   const repo = new CatalogRepo(deps.db);
@@ -95,9 +133,11 @@ export function buildApp(deps: AppDeps): Express {
   v1.use(referenceRoutes());
   v1.use(searchRoutes({ db: deps.db }));
   v1.use(catalogRoutes({ catalog, image: imageJsonHandler({ catalog, signer: deps.signer, publicBaseUrl: deps.publicBaseUrl }) }));
+  methodNotAllowed(v1); // a known path with another method: 405 with Allow
   v1.use(notFoundHandler); // an unknown /v1 path with a good key is a counted 404
-  app.use('/v1', v1);
+  app.use('/v1', metrics.mount('/v1'), v1);
 
+  methodNotAllowed(app.router);
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

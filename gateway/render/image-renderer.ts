@@ -14,10 +14,14 @@ export interface ImageRenderRequest {
 }
 
 export interface ImageRenderStream {
-  header: { contentType: string; width: number; height: number; byteLength: number; etag: string; warnings: string[] };
+  header: { contentType: string; width: number; height: number; byteLength: number; etag: string; warnings: string[]; cacheHit?: boolean };
   body: AsyncIterable<Buffer>;
 }
 
 export interface ImageRenderer {
-  render(req: ImageRenderRequest, opts: { deadlineMs: number; signal?: AbortSignal }): Promise<ImageRenderStream>;
+  /**
+   * `signal` aborts the call (the client went away: the renderer stops the render); `org` goes to the
+   * renderer in the call's metadata, for its queue's fairness between organisations.
+   */
+  render(req: ImageRenderRequest, opts: { deadlineMs: number; signal?: AbortSignal; org?: string }): Promise<ImageRenderStream>;
 }

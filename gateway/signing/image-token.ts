@@ -18,7 +18,12 @@ export interface ImageClaims {
   format: ImageFormat;
   width: number;
   background: Background;
-  vehicle: string; // vehicle id (for logs and cache keys)
+  vehicle: string; // vehicle id: the download re-checks that it is still published
+  /** The catalog's view id (the grant); `view` is the asset set's view it is drawn from. */
+  catalogView: ViewId;
+  /** The grant: the organisation and the key that asked for the URL (ids only, no secret). */
+  org: string;
+  key: string;
 }
 
 export interface SignedImage {
@@ -61,6 +66,9 @@ export function createImageSigner(opts: { keys: KeyedSecret[]; ttlSeconds: numbe
         // absent for the studio backdrop, so URLs issued before transparency existed stay valid and equal
         ...(claims.background === 'transparent' ? { bg: 't' } : {}),
         veh: claims.vehicle,
+        ...(claims.catalogView !== claims.view ? { cv: claims.catalogView } : {}),
+        o: claims.org,
+        k: claims.key,
         exp,
       };
       const token = jwt.sign(payload, signing.secret, {
@@ -107,7 +115,10 @@ export function createImageSigner(opts: { keys: KeyedSecret[]; ttlSeconds: numbe
 }
 
 function toClaims(p: jwt.JwtPayload): (ImageClaims & { exp: number }) | null {
-  const { s, r, v, c, sh, f, w, veh, exp } = p as Record<string, unknown>;
+  const { s, r, v, c, sh, f, w, veh, exp, o, k, cv } = p as Record<string, unknown>;
+  // URLs without a grant (issued before grants existed) no longer verify
+  if (typeof o !== 'string' || typeof k !== 'string' || o === '' || k === '') return null;
+  if (cv !== undefined && (typeof cv !== 'string' || !isViewId(cv))) return null;
   if (typeof s !== 'string' || typeof r !== 'string' || typeof v !== 'string' || !isViewId(v)) return null;
   if (typeof c !== 'string' || !/^[0-9A-F]{6}$/.test(c)) return null;
   if (typeof f !== 'string' || !(FORMATS as readonly string[]).includes(f)) return null;
@@ -128,6 +139,9 @@ function toClaims(p: jwt.JwtPayload): (ImageClaims & { exp: number }) | null {
     width: w,
     background: bg === 't' ? 'transparent' : 'studio',
     vehicle: veh,
+    catalogView: (cv as ViewId | undefined) ?? v,
+    org: o,
+    key: k,
     exp,
   };
 }

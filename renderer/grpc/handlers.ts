@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../shared/logger.ts';
 import { ServiceError, toServiceError } from '../../shared/errors.ts';
-import { RENDER_CHUNK_BYTES } from '../../shared/render-client.ts';
+import { ORG_METADATA_KEY, RENDER_CHUNK_BYTES } from '../../shared/render-client.ts';
 import { backgroundFromProto, formatFromProto } from '../../shared/render-request.ts';
 import type { RenderService } from '../render-service.ts';
 
@@ -34,9 +34,12 @@ export function renderHandlers(deps: { service: RenderService; logger: Logger; i
     async Render(call: grpc.ServerWritableStream<WireRenderRequest, unknown>) {
       const t0 = performance.now();
       let cancelled = false;
+      const ac = new AbortController();
       call.on('cancelled', () => {
         cancelled = true;
+        ac.abort(); // the render stops once no other caller waits for it
       });
+      const org = call.metadata.get(ORG_METADATA_KEY)[0];
       try {
         if (deps.isDraining()) throw new ServiceError('unavailable', 'The renderer is shutting down');
         const r = call.request;
@@ -52,7 +55,7 @@ export function renderHandlers(deps: { service: RenderService; logger: Logger; i
             width: r.width,
             background: backgroundFromProto(r.background) ?? String(r.background),
           },
-          { deadline: deadlineOf(call) },
+          { deadline: deadlineOf(call), signal: ac.signal, tenant: typeof org === 'string' ? org.slice(0, 64) : undefined },
         );
         if (cancelled) return;
         call.write({

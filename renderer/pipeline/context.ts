@@ -13,6 +13,8 @@ export interface RenderContext {
   view: ViewMeta;
   /** Epoch ms after which the render is abandoned; single flight pushes it out to the latest waiter's. */
   deadline: { at: number };
+  /** Aborted when nobody waits for this render any more (every caller cancelled): it stops between steps. */
+  signal?: AbortSignal;
   layers?: Layers;
   plate?: PlatePlacement | null;
   image?: RgbImage;
@@ -31,6 +33,9 @@ export interface Step {
 }
 
 export function checkDeadline(ctx: RenderContext, before: string): void {
+  if (ctx.signal?.aborted) {
+    throw new ServiceError('unavailable', `The render was cancelled before ${before}`);
+  }
   if (Date.now() > ctx.deadline.at) {
     throw new ServiceError('deadline_exceeded', `The deadline passed before ${before}`);
   }

@@ -9,13 +9,18 @@ import { CatalogFileError, parseCatalogCsv, validateCatalog } from '../../catalo
 import { exportCatalog } from '../../catalog/export.ts';
 import { importCatalog } from '../../catalog/import.ts';
 import type { Database } from '../../db/database.ts';
+import { ID_RE, VIEW_RE, clientAddress, createAuthFailureThrottle, methodNotAllowed, validateParams, type AuthFailureThrottle } from '../hardening.ts';
 
-function requireAdmin(token: string): RequestHandler {
+function requireAdmin(token: string, throttle: AuthFailureThrottle): RequestHandler {
   const expected = crypto.createHash('sha256').update(token).digest();
   return (req, _res, next) => {
-    const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
+    const address = clientAddress(req);
+    throttle.check(address); // 429 while this address is over its failed-attempt limit
+    // RFC 9110: the scheme is case-insensitive ("bearer", "BEARER")
+    const m = /^bearer[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '');
     const given = crypto.createHash('sha256').update(m?.[1] ?? '').digest();
     if (!m || !crypto.timingSafeEqual(given, expected)) {
+      throttle.fail(address);
       next(new ServiceError('unauthorized', 'A valid admin bearer token is required'));
       return;
     }
@@ -45,10 +50,22 @@ const memberBody = z.object({ email: z.string().trim().email().max(320) });
 const publishBody = z.object({ published: z.boolean() });
 
 /** The admin API of DESIGN.md, exactly as written there, plus listing and catalog calls. */
-export function adminRoutes(deps: { admin: AdminService; adminToken: string; db: Database; assets: AssetSetDirectory }): Router {
+export function adminRoutes(deps: {
+  admin: AdminService;
+  adminToken: string;
+  db: Database;
+  assets: AssetSetDirectory;
+  /** Failed admin authentications per client address and minute before 429 (default 20). */
+  authFailuresPerMinute?: number;
+  /** Reads request bodies (body.ts): runs right after the token check, so a refused call's body is never read. */
+  bodyParser?: RequestHandler;
+}): Router {
   const r = Router();
   const { admin } = deps;
-  r.use(requireAdmin(deps.adminToken));
+  r.use(requireAdmin(deps.adminToken, createAuthFailureThrottle({ perMinute: deps.authFailuresPerMinute ?? 20 })));
+  if (deps.bodyParser) r.use(deps.bodyParser);
+  // ids and view ids are checked against their alphabets before any query (404 otherwise)
+  validateParams(r, { org: ID_RE, id: ID_RE, view: VIEW_RE });
   const param = (v: unknown) => String(v);
 
   r.get('/categories', async (_req, res) => {
@@ -107,5 +124,6 @@ export function adminRoutes(deps: { admin: AdminService; adminToken: string; db:
   r.get('/catalog/export', async (_req, res) => {
     res.json(await exportCatalog(deps.db));
   });
+  methodNotAllowed(r); // a known path with another method: 405 with Allow
   return r;
 }

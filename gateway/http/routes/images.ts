@@ -2,6 +2,9 @@ import crypto from 'node:crypto';
 import { Router } from 'express';
 import { MESSAGES, ServiceError } from '../../../shared/errors.ts';
 import { CONTENT_TYPES } from '../../../shared/render-options.ts';
+import { LRUCache } from 'lru-cache';
+import type { Authenticator } from '../../auth/authenticator.ts';
+import type { DownloadGuard } from '../../limits/download-guard.ts';
 import type { ImageClaims, ImageSigner } from '../../signing/image-token.ts';
 import type { ImageRenderer } from '../../render/image-renderer.ts';
 
@@ -9,7 +12,7 @@ const FILE_RE = /^([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)\.(webp|png|jp
 const MAX_AGE_CAP = 365 * 24 * 3600;
 
 /** The picture's identity: the same claims (expiry aside) and set revision give the same bytes. */
-export function imageEtag(c: ImageClaims): string {
+export function imageEtag(c: Pick<ImageClaims, 'set' | 'revision' | 'view' | 'color' | 'shadow' | 'plate' | 'format' | 'width' | 'background'> & Partial<ImageClaims>): string {
   const fields: unknown[] = [c.set, c.revision, c.view, c.color, c.shadow, c.plate, c.format, c.width];
   if (c.background === 'transparent') fields.push('transparent');
   const canonical = JSON.stringify(fields);
@@ -22,21 +25,55 @@ function etagMatches(header: string | undefined, etag: string): boolean {
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
 }
 
+export interface ImageRouteDeps {
+  signer: ImageSigner;
+  renderer: ImageRenderer | null;
+  renderTimeoutMs: number;
+  authenticator: Authenticator;
+  guard: DownloadGuard;
+  /** Longest max-age given to a downloaded image: how long a cache may serve it without asking again. */
+  cacheMaxAgeSeconds: number;
+  /** Pictures this gateway served recently: HEAD is answered from here without rendering. */
+  knownImages?: LRUCache<string, KnownImage>;
+}
+
+export interface KnownImage {
+  contentType: string;
+  byteLength: number;
+}
+
+/** Marks a request whose URL holds a secret (the image token): the log shows the route, not the URL. */
+export const REDACTED_IMAGE_URL = '/images/…';
+
 /**
- * GET /images/<token>.<ext>: not a /v1 call, not counted. Verifies the token, answers 304 to a
- * matching If-None-Match without rendering, otherwise streams the renderer's bytes.
+ * GET /images/<token>.<ext>: not a /v1 call, not counted. Verifies the token and re-checks its grant
+ * (key, bans, contract, format, category, publication: the /v1 authentication path and cache),
+ * answers 304 to a matching If-None-Match and HEAD for a known picture without rendering, otherwise
+ * renders under the organisation's download guard and streams the renderer's bytes. A client that
+ * goes away cancels the gRPC call and so the render.
  */
-export function imageRoutes(deps: { signer: ImageSigner; renderer: ImageRenderer | null; renderTimeoutMs: number }): Router {
+export function imageRoutes(deps: ImageRouteDeps): Router {
   const r = Router();
+  const known = deps.knownImages ?? new LRUCache<string, KnownImage>({ max: 20_000 });
   r.get('/images/:file', async (req, res) => {
+    (req as { redactedUrl?: string }).redactedUrl = REDACTED_IMAGE_URL;
+    res.set('Cache-Control', 'no-store'); // refusals are not cached; a success sets its own
     const m = FILE_RE.exec(String(req.params.file));
     if (!m) throw new ServiceError('not_found', MESSAGES.notFound);
     const claims = deps.signer.verify(m[1]!);
     const ext = m[2] === 'jpg' ? 'jpeg' : m[2];
     if (ext !== claims.format) throw new ServiceError('bad_request', `This image URL is for format ${claims.format}`);
+    req.log?.setBindings?.({ org: claims.org, key: claims.key });
+    await deps.authenticator.authorizeDownload({
+      org: claims.org,
+      key: claims.key,
+      vehicle: claims.vehicle,
+      view: claims.catalogView,
+      format: claims.format,
+    });
 
     const etag = imageEtag(claims);
-    const maxAge = Math.max(0, Math.min(MAX_AGE_CAP, claims.exp - Math.floor(Date.now() / 1000)));
+    const maxAge = Math.max(0, Math.min(MAX_AGE_CAP, deps.cacheMaxAgeSeconds, claims.exp - Math.floor(Date.now() / 1000)));
     const cacheHeaders = {
       ETag: etag,
       'Cache-Control': `public, max-age=${maxAge}, immutable`,
@@ -46,39 +83,90 @@ export function imageRoutes(deps: { signer: ImageSigner; renderer: ImageRenderer
       res.status(304).set(cacheHeaders).end();
       return;
     }
-    if (!deps.renderer) throw new ServiceError('unavailable', MESSAGES.unavailable);
-
-    const ac = new AbortController();
-    req.on('close', () => {
-      if (!res.writableFinished) ac.abort();
-    });
-    const out = await deps.renderer.render(
-      {
-        assetSet: claims.set,
-        view: claims.view,
-        color: claims.color,
-        shadow: claims.shadow,
-        plate: claims.plate,
-        format: claims.format,
-        width: claims.width,
-        background: claims.background,
-      },
-      { deadlineMs: deps.renderTimeoutMs, signal: ac.signal },
-    );
-    res.status(200).set({
-      ...cacheHeaders,
-      'Content-Type': CONTENT_TYPES[claims.format],
-      'Content-Length': String(out.header.byteLength),
-      'X-Content-Type-Options': 'nosniff',
-    });
-    if (req.method === 'HEAD') {
+    const seen = known.get(etag);
+    if (req.method === 'HEAD' && seen) {
+      res.status(200).set({
+        ...cacheHeaders,
+        'Content-Type': seen.contentType,
+        'Content-Length': String(seen.byteLength),
+        'X-Content-Type-Options': 'nosniff',
+      });
       res.end();
       return;
     }
-    for await (const chunk of out.body) {
-      if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
+    if (!deps.renderer) throw new ServiceError('unavailable', MESSAGES.unavailable);
+
+    const ticket = deps.guard.admit(claims.org, seen !== undefined);
+    let miss = true;
+    const ac = new AbortController();
+    const onGone = () => {
+      if (!res.writableFinished) ac.abort();
+    };
+    res.on('close', onGone);
+    try {
+      let out: Awaited<ReturnType<ImageRenderer['render']>>;
+      try {
+        out = await deps.renderer.render(
+          {
+            assetSet: claims.set,
+            view: claims.view,
+            color: claims.color,
+            shadow: claims.shadow,
+            plate: claims.plate,
+            format: claims.format,
+            width: claims.width,
+            background: claims.background,
+          },
+          { deadlineMs: deps.renderTimeoutMs, signal: ac.signal, org: claims.org },
+        );
+      } catch (e) {
+        if (ac.signal.aborted) return; // the client went away: nobody to answer
+        throw e;
+      }
+      miss = out.header.cacheHit !== true;
+      const contentType = CONTENT_TYPES[claims.format];
+      known.set(etag, { contentType, byteLength: out.header.byteLength });
+      const it = out.body[Symbol.asyncIterator]();
+      if (ac.signal.aborted) {
+        await it.return?.();
+        return;
+      }
+      res.status(200).set({
+        ...cacheHeaders,
+        'Content-Type': contentType,
+        'Content-Length': String(out.header.byteLength),
+        'X-Content-Type-Options': 'nosniff',
+      });
+      if (req.method === 'HEAD') {
+        await it.return?.();
+        res.end();
+        return;
+      }
+      try {
+        for (;;) {
+          const next = await it.next();
+          if (next.done) break;
+          if (ac.signal.aborted) break;
+          if (!res.write(next.value)) {
+            await new Promise<void>((resolve) => {
+              const done = () => {
+                res.off('drain', done);
+                ac.signal.removeEventListener('abort', done);
+                resolve();
+              };
+              res.once('drain', done);
+              ac.signal.addEventListener('abort', done, { once: true });
+            });
+          }
+        }
+      } finally {
+        if (ac.signal.aborted) await it.return?.();
+      }
+      if (!ac.signal.aborted) res.end();
+    } finally {
+      res.off('close', onGone);
+      ticket.release(miss);
     }
-    res.end();
   });
   return r;
 }

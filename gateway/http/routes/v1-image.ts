@@ -53,6 +53,9 @@ export function imageJsonHandler(deps: {
       width: opts.width,
       background: opts.background,
       vehicle: vehicle.id,
+      catalogView: view.view,
+      org: principal.orgId,
+      key: principal.keyId,
     });
     const rawPlate = typeof req.query.plate === 'string' ? req.query.plate : undefined;
     res.json({
