@@ -1,5 +1,6 @@
 import { ConfigError, loadGatewayConfig } from '../shared/config.ts';
 import { createLogger } from '../shared/logger.ts';
+import { startMetricsServer, type MetricsServer } from '../shared/metrics-server.ts';
 import { startLocalRenderer, type LocalRenderer } from './render/local-renderer.ts';
 import { createGrpcImageRenderer } from './render/grpc-image-renderer.ts';
 import { startGateway } from './service.ts';
@@ -27,6 +28,11 @@ async function main(): Promise<void> {
   }
   const renderer = createGrpcImageRenderer({ addresses: rendererAddr, logger });
   const gw = await startGateway({ config, logger, renderer });
+  let metrics: MetricsServer | null = null;
+  if (config.metricsPort !== null) {
+    metrics = await startMetricsServer({ registry: gw.metrics, port: config.metricsPort, host: config.metricsHost });
+    logger.info({ port: metrics.port, host: config.metricsHost }, 'gateway metrics listening (GET /metrics)');
+  }
   printWelcome(gw.url.replace('127.0.0.1', 'localhost'), gw.adminToken, gw.generatedAdminToken, gw.demoKey, gw.exampleImagePath);
 
   let stopping = false;
@@ -34,11 +40,21 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 20_000);
+    // requests in flight get SHUTDOWN_GRACE_MS, the local renderer its own grace; past both, give up
+    const force = setTimeout(() => {
+      logger.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, config.shutdownGraceMs + 15_000);
     force.unref();
-    await gw.close();
-    renderer.close();
-    await local?.stop();
+    try {
+      await gw.close(); // stop accepting, drain, flush usage counts, close the pools
+      renderer.close();
+      await local?.stop();
+      await metrics?.close();
+    } catch (err) {
+      logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
     logger.info('stopped');
     process.exit(0);
   };

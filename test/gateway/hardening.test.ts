@@ -1,0 +1,133 @@
+import { expect } from 'chai';
+import { startTestGateway, request, type TestGateway } from './support/gateway-fixture.ts';
+import { expectErrorBody, rawRequest } from './support/raw-http.ts';
+
+describe('hardening (real gateway on port 0)', function () {
+  this.timeout(60_000);
+  let gw: TestGateway;
+  let key: string;
+
+  before(async () => {
+    gw = await startTestGateway({ env: { ADMIN_AUTH_FAILURES_PER_MINUTE: '5' } });
+    key = (await gw.admin.customer({ rpm_limit: 1_000_000, monthly_quota: 2_000_000_000 })).key;
+  });
+  after(async () => {
+    await gw?.close();
+  });
+
+  describe('path parameters outside their alphabets never reach SQL', () => {
+    for (const p of ['/v1/makes/%00', '/v1/makes/a%00b/models', '/v1/makes/aurelia/models/%00', '/v1/makes/aurelia/models/vento/%00', '/v1/makes/aurelia/models/vento/2024/%00', '/v1/makes/aurelia/models/vento/2024/base/%00', "/v1/makes/a'b", '/v1/makes/%C3%A9', '/v1/makes/' + 'a'.repeat(300)]) {
+      it(`GET ${p.slice(0, 60)} → 404 JSON`, async () => {
+        const a = await gw.getWithKey(key, p);
+        expect(a.status).to.equal(404);
+        expectErrorBody(a.text, p);
+      });
+    }
+    for (const p of ['/organizations/%00', '/organizations/%00/contract', '/organizations/org_x%00/usage', '/vehicles/%00/views/front', '/keys/%00/revoke', '/members/%27%3B/ban']) {
+      it(`admin ${p} → 404 JSON`, async () => {
+        const method = p.endsWith('revoke') || p.endsWith('ban') ? 'POST' : p.startsWith('/vehicles') ? 'PATCH' : 'GET';
+        const a = await gw.admin.call(method, p, method === 'GET' ? undefined : { published: true });
+        expect(a.status, p).to.equal(404);
+        expectErrorBody(a.text, p);
+      });
+    }
+    it('search with a NUL byte is 400, not 500', async () => {
+      const a = await gw.getWithKey(key, '/v1/search?q=ab%00c');
+      expect(a.status).to.equal(400);
+      expectErrorBody(a.text, 'search NUL');
+    });
+  });
+
+  describe('image tokens', () => {
+    const header = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT', kid: 'k1' })).toString('base64url');
+    for (const t of [`${header}.eyJhIjo.x`, `eyJhIjo.eyJhIjo.x`, `${header}.${Buffer.from('[1,2').toString('base64url')}.sig`, `${header}.e30.x`, 'a.b.c', `${header}.${Buffer.from('null').toString('base64url')}.x`]) {
+      it(`/images/${t.slice(0, 40)}….webp → 4xx JSON`, async () => {
+        const a = await gw.get(`/images/${t}.webp`);
+        expect(a.status).to.be.within(400, 499);
+        expectErrorBody(a.text, t);
+      });
+    }
+  });
+
+  describe('parser-level errors answer JSON (raw bytes on a socket)', () => {
+    const cases: [string, string | Buffer, number][] = [
+      ['control byte in the path', 'GET /v1/\x01colors HTTP/1.1\r\nHost: x\r\n\r\n', 400],
+      ['space in the path', 'GET /v1/co lors HTTP/1.1\r\nHost: x\r\n\r\n', 400],
+      ['invalid method', 'G@T /v1 HTTP/1.1\r\nHost: x\r\n\r\n', 400],
+      ['bad HTTP version', 'GET /v1 HTTP/9.Z\r\nHost: x\r\n\r\n', 400],
+      ['garbage', '\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03', 400],
+      ['bad chunk size', 'POST /admin/v1/organizations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\nabc\r\n0\r\n\r\n', 400],
+      ['Content-Length and Transfer-Encoding', 'POST /v1 HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400],
+      ['two different Content-Lengths', 'POST /v1 HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd', 400],
+      ['invalid header name', 'GET /v1 HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n', 400],
+      ['NUL in a header value', 'GET /v1 HTTP/1.1\r\nHost: x\r\nX-A: a\x00b\r\n\r\n', 400],
+      ['headers over the limit', `GET /v1 HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`, 431],
+      ['URL over the header limit', `GET /v1/${'a'.repeat(70_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431],
+    ];
+    for (const [name, bytes, status] of cases) {
+      it(`${name} → ${status} {error, message}`, async () => {
+        const a = await rawRequest(gw.port, typeof bytes === 'string' ? bytes.replace('TOKEN', gw.adminToken) : bytes);
+        expect(a.status, a.raw.slice(0, 200)).to.equal(status);
+        expect(a.headers['content-type']).to.match(/^application\/json/);
+        expect(Number(a.headers['content-length'])).to.equal(Buffer.byteLength(a.body));
+        const b = expectErrorBody(a.body, name);
+        if (status === 431) expect(b.error).to.equal('headers_too_large');
+      });
+    }
+  });
+
+  describe('405 for a known path and a wrong method', () => {
+    it('DELETE /v1/colors → 405 with Allow', async () => {
+      const a = await request(`${gw.url}/v1/colors`, { method: 'DELETE', headers: { 'x-api-key': key } });
+      expect(a.status).to.equal(405);
+      expect(a.headers.get('allow')).to.equal('GET, HEAD');
+      expect(expectErrorBody(a.text, '405').error).to.equal('method_not_allowed');
+    });
+    it('POST /healthz and PUT /images/x → 405 with Allow', async () => {
+      for (const [m, p] of [['POST', '/healthz'], ['PUT', '/images/abc.webp'], ['DELETE', '/readyz']]) {
+        const a = await request(`${gw.url}${p}`, { method: m });
+        expect(a.status, `${m} ${p}`).to.equal(405);
+        expect(a.headers.get('allow')).to.contain('GET');
+        expectErrorBody(a.text, `${m} ${p}`);
+      }
+    });
+    it('admin: DELETE /admin/v1/categories → 405 (after the token)', async () => {
+      const a = await gw.admin.call('DELETE', '/categories');
+      expect(a.status).to.equal(405);
+      expect(a.headers.get('allow')).to.equal('GET, HEAD');
+      expectErrorBody(a.text, 'admin 405');
+    });
+    it('an unknown path stays 404', async () => {
+      const a = await request(`${gw.url}/nowhere`, { method: 'DELETE' });
+      expect(a.status).to.equal(404);
+      expectErrorBody(a.text, '404');
+    });
+  });
+
+  describe('admin authentication', () => {
+    it('accepts the bearer scheme in any letter case', async () => {
+      for (const scheme of ['bearer', 'BEARER', 'Bearer', 'bEaReR']) {
+        const a = await request(`${gw.url}/admin/v1/categories`, { headers: { authorization: `${scheme} ${gw.adminToken}` } });
+        expect(a.status, scheme).to.equal(200);
+      }
+    });
+
+    it('throttles failed attempts per client address: 429 JSON with Retry-After, right token included', async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 7; i++) {
+        const a = await gw.admin.call('GET', '/categories', undefined, `wrong-token-${i}-wrong-token`);
+        statuses.push(a.status);
+        expectErrorBody(a.text, `attempt ${i}`);
+        if (a.status === 429) {
+          expect(Number(a.headers.get('retry-after'))).to.be.within(1, 60);
+          expect(a.body.error).to.equal('rate_limited');
+        }
+      }
+      expect(statuses).to.deep.equal([401, 401, 401, 401, 401, 429, 429]);
+      const right = await gw.admin.call('GET', '/categories');
+      expect(right.status).to.equal(429);
+      // the public API is not affected
+      expect((await gw.getWithKey(key, '/v1/colors')).status).to.equal(200);
+    });
+  });
+});
