@@ -9,7 +9,34 @@ const COMPILED = import.meta.url.endsWith('.js');
 
 export interface LocalRenderer {
   address: string;
+  /** The child's process id (tests read its environment). */
+  readonly pid: number | undefined;
   stop(): Promise<void>;
+}
+
+/** The renderer's own settings (shared/config.ts, loadRendererConfig) and what its libraries read. */
+const RENDERER_VARS = new Set([
+  'RENDER_BACKEND', 'ASSETS_DIR', 'RENDER_CACHE_MB', 'RENDER_WORKERS', 'RENDER_QUEUE_MAX', 'RENDERER_GRACE_MS',
+  'RENDERER_METRICS_PORT', 'RENDERER_METRICS_HOST', 'LOG_LEVEL',
+  // the process itself: paths, locale, time zone, temp dirs, Node's own options
+  'PATH', 'HOME', 'USER', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR', 'TMP', 'TEMP', 'NODE_ENV', 'NODE_OPTIONS', 'NODE_PATH',
+  'UV_THREADPOOL_SIZE', 'LD_LIBRARY_PATH', 'DISPLAY', 'XDG_RUNTIME_DIR', 'CUDA_VISIBLE_DEVICES',
+]);
+/** Graphics and image libraries: ANGLE, the Vulkan loader, Mesa, libvips (sharp), the NVIDIA driver. */
+const RENDERER_PREFIXES = ['LC_', 'ANGLE_', 'VK_', 'MESA_', 'LIBGL_', 'GALLIUM_', 'LP_', 'VIPS_', 'SHARP_', 'NVIDIA_', '__GL', 'TSX_'];
+
+/**
+ * The environment the local renderer is started with: only the variables it (or its native libraries)
+ * reads. The gateway's secrets (ADMIN_TOKEN, IMAGE_SIGNING_KEYS, API_KEY_HASH_SECRETS, DATABASE_URL,
+ * REDIS_URL, ...) never reach the process that runs the native image and graphics code.
+ */
+export function rendererEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) continue;
+    if (RENDERER_VARS.has(k) || RENDERER_PREFIXES.some((p) => k.startsWith(p))) out[k] = v;
+  }
+  return out;
 }
 
 /**
@@ -27,7 +54,7 @@ export async function startLocalRenderer(opts: { env: NodeJS.ProcessEnv; logger:
         cwd: ROOT,
         execArgv: COMPILED ? [] : ['--import', 'tsx'],
         env: {
-          ...opts.env,
+          ...rendererEnv(opts.env),
           RENDERER_PORT: String(port),
           RENDERER_HOST: '127.0.0.1',
           // its metrics on a free loopback port unless asked for (the port is logged)
@@ -59,6 +86,9 @@ export async function startLocalRenderer(opts: { env: NodeJS.ProcessEnv; logger:
   port = await spawn();
   return {
     address: `127.0.0.1:${port}`,
+    get pid() {
+      return (child as ChildProcess | null)?.pid;
+    },
     async stop() {
       stopping = true;
       const c = child as ChildProcess | null;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import express, { Router } from 'express';
+import { Router } from 'express';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const OPENAPI_PATH = '/docs/openapi.json';
@@ -18,7 +18,15 @@ export function rootRoutes(deps: { version: string }): Router {
     res.type('application/json').sendFile(openapiFile);
   });
   const swaggerDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-  r.use('/docs/ui', express.static(swaggerDir, { index: false, maxAge: '1d' }));
+  // only the two files the docs page loads (not the package's demo index.html, oauth2-redirect, source maps)
+  const uiFiles: Record<string, string> = { '/swagger-ui.css': 'text/css', '/swagger-ui-bundle.js': 'text/javascript' };
+  r.use('/docs/ui', (req, res, next) => {
+    const type = (req.method === 'GET' || req.method === 'HEAD') && Object.hasOwn(uiFiles, req.path) ? uiFiles[req.path] : undefined;
+    if (!type) return next(); // the 404 handler answers
+    res.type(type).sendFile(path.join(swaggerDir, req.path.slice(1)), { maxAge: '1d', dotfiles: 'deny' }, (err) => {
+      if (err) next(err);
+    });
+  });
   const page = fs.readFileSync(path.join(ROOT, 'gateway', 'http', 'docs-page.html'), 'utf8');
   r.get(['/docs', '/docs/'], (_req, res) => {
     res.type('html').send(page);

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadGatewayConfig } from '../../../shared/config.ts';
-import { createLogger } from '../../../shared/logger.ts';
+import { createLogger, type Logger } from '../../../shared/logger.ts';
 import type { Database } from '../../../gateway/db/database.ts';
 import type { ImageRenderer } from '../../../gateway/render/image-renderer.ts';
 import { startGateway, type GatewayHandle } from '../../../gateway/service.ts';
@@ -45,6 +45,8 @@ export interface StartOptions {
   db?: Database;
   dataDir?: string;
   seedDemo?: boolean;
+  /** A logger instead of the suite's silent one (tests that read the log lines). */
+  logger?: Logger;
 }
 
 /**
@@ -66,7 +68,7 @@ export async function startTestGateway(opts: StartOptions = {}): Promise<TestGat
   });
   const gw = await startGateway({
     config,
-    logger: createLogger('test-gateway', config.logLevel),
+    logger: opts.logger ?? createLogger('test-gateway', config.logLevel),
     renderer: opts.renderer ?? null,
     db: opts.db,
     demoCatalogFile: TEST_CATALOG,
