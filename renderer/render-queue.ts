@@ -26,8 +26,8 @@ const ANONYMOUS = '';
  * Fair between tenants: each tenant (organisation) has its own FIFO, and a freed slot goes to the
  * tenants in turn (round robin), so one tenant's backlog delays another's render by at most one
  * render per tenant ahead of it. When the queue is full, a newcomer from a tenant with fewer waiting
- * renders than the largest backlog takes that backlog's newest place (which is refused instead):
- * one tenant cannot fill the queue and lock the others out.
+ * renders than the largest backlog takes that backlog's newest place (which is refused instead with
+ * resource_exhausted): one tenant cannot fill the queue and lock the others out.
  */
 export class RenderQueue {
   private active = 0;
@@ -133,12 +133,12 @@ export class RenderQueue {
     return true;
   }
 
-  /** Refuses the newest waiter of the largest backlog if it is larger than the newcomer's would be. */
+  /** Refuses the newest waiter of the largest backlog if it is larger than the newcomer's tenant's. */
   private evictForNewcomer(tenant: string): boolean {
     let largest: Waiter[] | null = null;
     for (const list of this.tenants.values()) if (!largest || list.length > largest.length) largest = list;
     const mine = this.tenants.get(tenant)?.length ?? 0;
-    if (!largest || largest.length <= mine + 1) return false;
+    if (!largest || largest.length <= mine) return false;
     const victim = largest[largest.length - 1]!;
     this.remove(victim);
     victim.fail(new ServiceError('resource_exhausted', 'The render queue is full, retry later'));

@@ -1,0 +1,269 @@
+/**
+ * Issue 14, part 2: a fair share of rendering. Downloads are unbilled but guarded per organisation
+ * (concurrent and per-minute cache-miss renders at the gateway), the renderer's queue is fair between
+ * organisations (org id in gRPC metadata), and a client's disconnect cancels its render.
+ */
+import { expect } from 'chai';
+import { loadRendererConfig } from '../../shared/config.ts';
+import { ServiceError } from '../../shared/errors.ts';
+import { createLogger } from '../../shared/logger.ts';
+import { createGrpcImageRenderer } from '../../gateway/render/grpc-image-renderer.ts';
+import { createDownloadGuard } from '../../gateway/limits/download-guard.ts';
+import { RenderQueue } from '../../renderer/render-queue.ts';
+import { startRendererServer, type RendererInternals } from '../../renderer/server.ts';
+import { backendLabel } from './support/backend.ts';
+import { request, startTestGateway, type Answer, type TestGateway } from './support/gateway-fixture.ts';
+
+const SINGLE = '/v1/makes/aurelia/models/vento/2023';
+const local = (u: string) => u.replace('http://localhost:', 'http://127.0.0.1:');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitFor(cond: () => boolean, withinMs: number): Promise<number> {
+  const t0 = Date.now();
+  while (!cond()) {
+    if (Date.now() - t0 > withinMs) throw new Error(`condition not met within ${withinMs} ms`);
+    await sleep(10);
+  }
+  return Date.now() - t0;
+}
+
+function expect429(a: Answer): number {
+  expect(a.status, a.text).to.equal(429);
+  expect(Object.keys(a.body).sort()).to.deep.equal(['error', 'message']);
+  expect(a.body.error).to.equal('rate_limited');
+  const retry = Number(a.headers.get('retry-after'));
+  expect(retry).to.be.a('number').and.at.least(1);
+  return retry;
+}
+
+describe('security: the renderer queue is fair between organisations', () => {
+  const gate = () => {
+    let open!: () => void;
+    const p = new Promise<void>((r) => (open = r));
+    return { p, open };
+  };
+
+  it('serves waiting tenants in turn, not first come first served', async () => {
+    const q = new RenderQueue(1, 100);
+    const order: string[] = [];
+    const first = gate();
+    const running = q.run(() => first.p, Infinity, { tenant: 'A' });
+    const jobs: Promise<unknown>[] = [];
+    for (let i = 0; i < 5; i++) jobs.push(q.run(async () => void order.push(`A${i}`), Infinity, { tenant: 'A' }));
+    jobs.push(q.run(async () => void order.push('B0'), Infinity, { tenant: 'B' }));
+    first.open();
+    await Promise.all([running, ...jobs]);
+    expect(order.indexOf('B0')).to.be.at.most(1); // at most one of A's backlog before B
+  });
+
+  it("a full queue makes room for a tenant with fewer waiting renders (the largest backlog's newest is refused)", async () => {
+    const q = new RenderQueue(1, 3);
+    const first = gate();
+    const running = q.run(() => first.p, Infinity, { tenant: 'A' });
+    const a = [1, 2, 3].map(() => q.run(async () => 'a', Infinity, { tenant: 'A' }).catch((e: unknown) => e));
+    const b = q.run(async () => 'b', Infinity, { tenant: 'B' });
+    expect(q.queuedFor('B')).to.equal(1);
+    expect(q.queuedFor('A')).to.equal(2);
+    first.open();
+    await running;
+    expect(await b).to.equal('b');
+    const outcomes = await Promise.all(a);
+    const refused = outcomes.filter((x) => x instanceof ServiceError && x.code === 'resource_exhausted');
+    expect(refused).to.have.length(1);
+    // the tenant with the largest backlog is refused when it asks for more
+    const again = gate();
+    const r2 = q.run(() => again.p, Infinity, { tenant: 'A' });
+    for (let i = 0; i < 3; i++) void q.run(async () => 0, Infinity, { tenant: 'A' }).catch(() => {});
+    await q.run(async () => 0, Infinity, { tenant: 'A' }).then(
+      () => expect.fail('admitted'),
+      (e: unknown) => expect((e as ServiceError).code).to.equal('resource_exhausted'),
+    );
+    again.open();
+    await r2;
+  });
+
+  it('an aborted waiter leaves the queue at once', async () => {
+    const q = new RenderQueue(1, 10);
+    const first = gate();
+    const running = q.run(() => first.p);
+    const ac = new AbortController();
+    const waiting = q.run(async () => 'never', Infinity, { tenant: 'A', signal: ac.signal }).catch((e: unknown) => e);
+    expect(q.queued).to.equal(1);
+    ac.abort();
+    expect(((await waiting) as ServiceError).code).to.equal('unavailable');
+    expect(q.queued).to.equal(0);
+    first.open();
+    await running;
+  });
+});
+
+describe('security: the download guard counts cache-miss renders per organisation', () => {
+  it('admits up to the minute limit, counts hits only when they miss, refuses with a Retry-After', () => {
+    const g = createDownloadGuard({ concurrent: 2, perMinute: 3 });
+    const t = 60_000 * 1000 + 10_000;
+    for (let i = 0; i < 3; i++) g.admit('A', false, t).release(true, t);
+    expect(() => g.admit('A', false, t)).to.throw(ServiceError).with.property('code', 'rate_limited');
+    g.admit('A', true, t).release(false, t); // a presumed hit that was one is not held back nor counted
+    g.admit('B', false, t).release(true, t); // another organisation is not affected
+    const held = [g.admit('C', true, t), g.admit('C', true, t)];
+    try {
+      g.admit('C', true, t);
+      expect.fail('admitted');
+    } catch (e) {
+      expect((e as ServiceError).headers).to.deep.equal({ 'Retry-After': '1' });
+    }
+    for (const h of held) h.release(false, t);
+    expect(g.inFlight('C')).to.equal(0);
+    // the previous minute weighs in: at 30 s into the next minute 3 × 0.5 = 1.5, so one more fits
+    const next = t - 10_000 + 60_000 + 30_000;
+    g.admit('A', false, next).release(true, next);
+    expect(() => g.admit('A', false, next)).to.throw(ServiceError);
+  });
+});
+
+describe(`security: a fair share of rendering, end to end (${backendLabel()})`, function () {
+  this.timeout(90_000);
+  let gw: TestGateway;
+  let renderer: { port: number; close(): Promise<void> };
+  let client: ReturnType<typeof createGrpcImageRenderer>;
+  let internals!: RendererInternals;
+  let slowMs = 0;
+  let composites = 0;
+
+  before(async () => {
+    renderer = await startRendererServer({
+      config: { ...loadRendererConfig({ RENDER_BACKEND: 'cpu', RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1', RENDER_WORKERS: '1', RENDER_QUEUE_MAX: '1' }) },
+      logger: createLogger('test-renderer', 'silent'),
+      onInternals: (i) => (internals = i),
+    });
+    // a slow first step on demand (stands in for a big render), and a count of composites
+    const levelFor = internals.store.levelFor.bind(internals.store);
+    internals.store.levelFor = async (...args: Parameters<typeof levelFor>) => {
+      if (slowMs > 0) await sleep(slowMs);
+      return levelFor(...args);
+    };
+    const composite = internals.backend.composite.bind(internals.backend);
+    internals.backend.composite = async (job) => {
+      composites++;
+      return composite(job);
+    };
+    client = createGrpcImageRenderer({ addresses: `127.0.0.1:${renderer.port}`, logger: createLogger('c', 'silent') });
+    gw = await startTestGateway({ renderer: client, env: { DOWNLOAD_RENDERS_PER_MINUTE: '5', DOWNLOAD_CONCURRENT_RENDERS: '2' } });
+  });
+  after(async () => {
+    slowMs = 0;
+    await gw?.close();
+    client?.close();
+    await renderer?.close();
+  });
+  afterEach(() => {
+    slowMs = 0;
+  });
+
+  let colour = 0x100000;
+  const urlFor = async (key: string) => {
+    const a = await gw.getWithKey(key, `${SINGLE}/front_left?format=png&width=200&color=${(colour++).toString(16)}`);
+    expect(a.status, a.text).to.equal(200);
+    return local(a.body.image_url as string);
+  };
+
+  describe('happy', () => {
+    it('a second organisation downloads while the first replays cache-miss URLs past its minute limit', async () => {
+      const a = await gw.admin.customer();
+      const b = await gw.admin.customer();
+      const served: string[] = [];
+      const answers: number[] = [];
+      let refused: Answer | null = null;
+      for (let i = 0; i < 8; i++) {
+        const u = await urlFor(a.key);
+        const r = await request(u);
+        answers.push(r.status);
+        if (r.status === 200) served.push(u);
+        else refused ??= r;
+      }
+      expect(answers.slice(0, 5)).to.deep.equal([200, 200, 200, 200, 200]);
+      expect(answers.slice(5)).to.deep.equal([429, 429, 429]);
+      expect(expect429(refused!)).to.be.within(1, 60);
+      // a URL already served (a cache hit) still downloads; so does the other organisation's first
+      expect((await request(served[0]!)).status).to.equal(200);
+      const t0 = Date.now();
+      expect((await request(await urlFor(b.key))).status).to.equal(200);
+      expect(Date.now() - t0).to.be.below(5000);
+      // downloads are not billed: the organisation's usage counts only its /v1 calls
+      const usage = await gw.admin.usage(a.org);
+      expect(usage.requests).to.be.at.most(8);
+    });
+  });
+
+  describe('error', () => {
+    it('over the concurrent limit the download is 429 with Retry-After: 1 and the JSON body', async () => {
+      const c = await gw.admin.customer();
+      const urls = [await urlFor(c.key), await urlFor(c.key), await urlFor(c.key)];
+      slowMs = 600;
+      const first = [request(urls[0]!), request(urls[1]!)];
+      await waitFor(() => internals.queue.running + internals.queue.queued >= 2, 5000);
+      const third = await request(urls[2]!);
+      expect(expect429(third)).to.equal(1);
+      const done = await Promise.all(first);
+      expect(done.map((d) => d.status)).to.deep.equal([200, 200]);
+    });
+
+    it("a full renderer queue makes room for another organisation's render (the flooding one gets 503)", async () => {
+      const a = await gw.admin.customer();
+      const b = await gw.admin.customer();
+      const ua = [await urlFor(a.key), await urlFor(a.key)];
+      const ub = await urlFor(b.key);
+      slowMs = 700;
+      const flood = ua.map((u) => request(u));
+      await waitFor(() => internals.queue.running === 1 && internals.queue.queued === 1, 5000);
+      const other = await request(ub);
+      expect(other.status, other.text).to.equal(200);
+      const statuses = (await Promise.all(flood)).map((x) => x.status).sort();
+      expect(statuses).to.deep.equal([200, 503]);
+    });
+  });
+
+  describe('security', () => {
+    it("a client's disconnect cancels the render: a waiting one leaves the queue, a running one stops between steps", async () => {
+      const a = await gw.admin.customer();
+      const b = await gw.admin.customer();
+      const running = await urlFor(a.key);
+      const queued = await urlFor(b.key);
+      slowMs = 1500;
+      const before = composites;
+      const acRunning = new AbortController();
+      const acQueued = new AbortController();
+      const p1 = fetch(running, { signal: acRunning.signal }).catch(() => null);
+      await waitFor(() => internals.queue.running === 1, 5000);
+      const p2 = fetch(queued, { signal: acQueued.signal }).catch(() => null);
+      await waitFor(() => internals.queue.queued === 1, 5000);
+      acQueued.abort();
+      const left = await waitFor(() => internals.queue.queued === 0, 2000);
+      expect(left).to.be.below(1000);
+      acRunning.abort();
+      await Promise.all([p1, p2]);
+      // the running render finishes its slow first step, sees nobody waits, and stops there
+      await waitFor(() => internals.service.computing === 0 && internals.queue.running === 0, 5000);
+      expect(composites).to.equal(before);
+      slowMs = 0;
+      // the renderer is free: a new download is served at once
+      const t0 = Date.now();
+      const fresh = await request(await urlFor(b.key));
+      expect(fresh.status).to.equal(200);
+      expect(Date.now() - t0).to.be.below(3000);
+    });
+
+    it('HEAD renders nothing for a picture the gateway already served', async () => {
+      const c = await gw.admin.customer();
+      const u = await urlFor(c.key);
+      expect((await request(u)).status).to.equal(200);
+      const before = composites;
+      const inQueue = internals.queue.running;
+      const head = await fetch(u, { method: 'HEAD' });
+      expect(head.status).to.equal(200);
+      expect(Number(head.headers.get('content-length'))).to.be.greaterThan(0);
+      expect(composites).to.equal(before);
+      expect(internals.queue.running).to.equal(inQueue);
+    });
+  });
+});
