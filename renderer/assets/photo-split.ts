@@ -62,31 +62,19 @@ function runningExtreme(
 ): void {
   const k = 2 * r + 1;
   const id = max ? -Infinity : Infinity;
-  const padded = len + 2 * r;
-  const L = Math.ceil(padded / k) * k;
-  const at = (j: number) => {
+  const L = Math.ceil((len + 2 * r) / k) * k;
+  // g holds the padded line first; h is built from it, then g is turned into its block prefixes
+  for (let j = 0; j < L; j++) {
     const i = j - r;
-    return i >= 0 && i < len ? src[off + i * stride]! : id;
-  };
+    g[j] = i >= 0 && i < len ? src[off + i * stride]! : id;
+  }
   if (max) {
-    for (let j = 0; j < L; j++) {
-      const x = at(j);
-      g[j] = j % k === 0 ? x : Math.max(g[j - 1]!, x);
-    }
-    for (let j = L - 1; j >= 0; j--) {
-      const x = at(j);
-      h[j] = j % k === k - 1 ? x : Math.max(h[j + 1]!, x);
-    }
+    for (let j = L - 1; j >= 0; j--) h[j] = j % k === k - 1 ? g[j]! : Math.max(h[j + 1]!, g[j]!);
+    for (let j = 0; j < L; j++) if (j % k !== 0) g[j] = Math.max(g[j - 1]!, g[j]!);
     for (let i = 0; i < len; i++) dst[off + i * stride] = Math.max(h[i]!, g[i + k - 1]!);
   } else {
-    for (let j = 0; j < L; j++) {
-      const x = at(j);
-      g[j] = j % k === 0 ? x : Math.min(g[j - 1]!, x);
-    }
-    for (let j = L - 1; j >= 0; j--) {
-      const x = at(j);
-      h[j] = j % k === k - 1 ? x : Math.min(h[j + 1]!, x);
-    }
+    for (let j = L - 1; j >= 0; j--) h[j] = j % k === k - 1 ? g[j]! : Math.min(h[j + 1]!, g[j]!);
+    for (let j = 0; j < L; j++) if (j % k !== 0) g[j] = Math.min(g[j - 1]!, g[j]!);
     for (let i = 0; i < len; i++) dst[off + i * stride] = Math.min(h[i]!, g[i + k - 1]!);
   }
 }
@@ -135,22 +123,32 @@ export function maskedBoxMean(v: Float32Array, w: Float32Array, width: number, h
     a[i] = w[i]! ? v[i]! : 0;
     b[i] = w[i]!;
   }
-  const line = (arr: Float64Array, off: number, stride: number, len: number, tmp: Float64Array) => {
-    let acc = 0;
-    for (let i = 0; i < Math.min(r, len); i++) acc += arr[off + i * stride]!;
-    for (let i = 0; i < len; i++) {
-      const add = i + r;
-      const drop = i - r - 1;
-      if (add < len) acc += arr[off + add * stride]!;
-      if (drop >= 0) acc -= arr[off + drop * stride]!;
-      tmp[i] = acc;
-    }
-    for (let i = 0; i < len; i++) arr[off + i * stride] = tmp[i]!;
-  };
-  const tmp = new Float64Array(Math.max(width, height));
+  const tmp = new Float64Array(width);
   for (const arr of [a, b]) {
-    for (let y = 0; y < height; y++) line(arr, y * width, 1, width, tmp);
-    for (let x = 0; x < width; x++) line(arr, x, width, height, tmp);
+    // rows: a running sum along each row
+    for (let y = 0; y < height; y++) {
+      const off = y * width;
+      let acc = 0;
+      for (let x = 0; x < Math.min(r, width); x++) acc += arr[off + x]!;
+      for (let x = 0; x < width; x++) {
+        if (x + r < width) acc += arr[off + x + r]!;
+        if (x - r - 1 >= 0) acc -= arr[off + x - r - 1]!;
+        tmp[x] = acc;
+      }
+      arr.set(tmp, off);
+    }
+    // columns: a running sum of whole rows, row by row (cache friendly)
+    const col = new Float64Array(n);
+    const acc = new Float64Array(width);
+    for (let y = 0; y < Math.min(r, height); y++) for (let x = 0; x < width; x++) acc[x]! += arr[y * width + x]!;
+    for (let y = 0; y < height; y++) {
+      const add = y + r;
+      const drop = y - r - 1;
+      if (add < height) for (let x = 0, o = add * width; x < width; x++) acc[x]! += arr[o + x]!;
+      if (drop >= 0) for (let x = 0, o = drop * width; x < width; x++) acc[x]! -= arr[o + x]!;
+      col.set(acc, y * width);
+    }
+    arr.set(col);
   }
   const out = new Float32Array(n);
   for (let i = 0; i < n; i++) out[i] = b[i]! > 1e-6 ? a[i]! / b[i]! : v[i]!;
@@ -566,19 +564,25 @@ async function readRgb(file: string, w: number, h: number): Promise<Uint8Array> 
   return new Uint8Array(r.data.buffer, r.data.byteOffset, r.data.length);
 }
 
-/** A mask or matte: greyscale (an RGB file is read as its luminance), 8-bit (16-bit is scaled). */
+/** A mask or matte: greyscale (an RGB file is read as the mean of its channels), 8-bit (16-bit is scaled). */
 async function readGrey(file: string, w: number, h: number): Promise<Uint8Array> {
   let r: { data: Buffer; info: OutputInfo };
   try {
-    r = await sharp(file).removeAlpha().toColourspace('b-w').raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+    const grey = ((await sharp(file).metadata()).channels ?? 1) <= 2;
+    const img = sharp(file).removeAlpha();
+    r = await (grey ? img.toColourspace('b-w') : img).raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
   } catch (e) {
     throw new AssetSetError(file, `not a readable image (${(e as Error).message})`);
   }
   if (r.info.width !== w || r.info.height !== h) {
     throw new AssetSetError(file, `size ${r.info.width}x${r.info.height} differs from set.json (${w}x${h})`);
   }
-  if (r.info.channels !== 1) throw new AssetSetError(file, `expected a greyscale image, found ${r.info.channels} channel(s)`);
-  return new Uint8Array(r.data.buffer, r.data.byteOffset, r.data.length);
+  const c = r.info.channels;
+  if (c === 1) return new Uint8Array(r.data.buffer, r.data.byteOffset, r.data.length);
+  if (c !== 3) throw new AssetSetError(file, `expected a greyscale image, found ${c} channel(s)`);
+  const out = new Uint8Array(w * h);
+  for (let i = 0; i < out.length; i++) out[i] = Math.round((r.data[i * 3]! + r.data[i * 3 + 1]! + r.data[i * 3 + 2]!) / 3);
+  return out;
 }
 
 export interface SplitSetOptions extends SplitParams {
@@ -748,12 +752,20 @@ export async function splitPhotographedSet(inDir: string, outDir: string, opts: 
       const dir = path.join(staging, l.id);
       await fs.mkdir(dir);
       const grey = (data: Uint8Array) => sharp(data, { raw: { width: w, height: h, channels: 1 } }).toColourspace('b-w').png(PNG);
-      await sharp(l.v.base, { raw: { width: w, height: h, channels: 3 } }).png(PNG).toFile(path.join(dir, 'base.png'));
-      await grey(l.v.paint).toFile(path.join(dir, 'paint.png'));
+      // the photographed layers go in unchanged: copied when already in the stored form
+      const keep = async (name: string, channels: number, data: () => Promise<Uint8Array>) => {
+        const from = path.join(inDir, l.id, `${name}.png`);
+        const m = await sharp(from).metadata();
+        const to = path.join(dir, `${name}.png`);
+        if (m.format === 'png' && m.channels === channels && m.depth === 'uchar' && !m.hasAlpha) await fs.copyFile(from, to);
+        else await sharp(await data(), { raw: { width: w, height: h, channels: channels as 1 | 3 } }).toColourspace(channels === 1 ? 'b-w' : 'srgb').png(PNG).toFile(to);
+      };
+      await keep('base', 3, async () => l.v.base);
+      await keep('paint', 1, async () => l.v.paint);
       await grey(d8).toFile(path.join(dir, 'diffuse.png'));
       await grey(s8).toFile(path.join(dir, 'specular.png'));
-      if (l.shadow) await grey(await readGrey(l.shadow, w, h)).toFile(path.join(dir, 'shadow.png'));
-      if (l.coverage && l.v.coverage) await grey(l.v.coverage).toFile(path.join(dir, 'coverage.png'));
+      if (l.shadow) await keep('shadow', 1, () => readGrey(l.shadow!, w, h));
+      if (l.coverage && l.v.coverage) await keep('coverage', 1, async () => l.v.coverage!);
       viewsJson[l.id] = {
         width: w,
         height: h,

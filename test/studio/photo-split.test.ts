@@ -23,6 +23,7 @@ import {
   fitBackdrop,
   backdropRows,
   isPhotographedSet,
+  maskedBoxMean,
   squareFilter,
   splitPhotographedSet,
   type SplitReport,
@@ -214,7 +215,7 @@ describe('photographed sets: D and S derived from base + paint mask', function (
   });
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  it('morphology: the van Herk/Gil-Werman square filter equals a brute-force min/max; the opening stays under the image inside its domain', () => {
+  it('morphology: the van Herk/Gil-Werman square filter and the masked box mean equal brute force; the opening stays under the image inside its domain', () => {
     const w = 37;
     const h = 23;
     let seed = 7;
@@ -234,6 +235,23 @@ describe('photographed sets: D and S derived from base + paint mask', function (
             }
             expect(fast[y * w + x], `r ${r} ${max ? 'max' : 'min'} at ${x},${y}`).to.equal(best);
           }
+        }
+      }
+    }
+    const wgt = Float32Array.from({ length: w * h }, (_, i) => (i % 3 === 0 ? 0 : 1));
+    for (const r of [1, 4, 30]) {
+      const box = maskedBoxMean(img, wgt, w, h, r);
+      for (let y = 0; y < h; y++) {
+        for (let x = 0; x < w; x++) {
+          let a = 0;
+          let b = 0;
+          for (let yy = Math.max(0, y - r); yy <= Math.min(h - 1, y + r); yy++) {
+            for (let xx = Math.max(0, x - r); xx <= Math.min(w - 1, x + r); xx++) {
+              a += wgt[yy * w + xx]! * img[yy * w + xx]!;
+              b += wgt[yy * w + xx]!;
+            }
+          }
+          expect(box[y * w + x]!, `box r ${r} at ${x},${y}`).to.be.closeTo(a / b, 1e-5);
         }
       }
     }
@@ -369,6 +387,22 @@ describe('photographed sets: D and S derived from base + paint mask', function (
     it('recoloured renders match the true set for the eight named colours', async () => {
       await compareSets(`assets/${id}`, trueMeta, derivedMeta, views)();
     });
+  });
+
+  it('takes an RGBA base, an RGB paint mask and a 16-bit shadow, and stores them as format 2 wants', async () => {
+    const input = photographedCopy('synthetic', ['rear'], path.join(tmp, 'forms'));
+    const f = (l: string) => path.join(input, 'rear', `${l}.png`);
+    const paint = await sharp(f('paint')).toColourspace('b-w').raw().toBuffer();
+    fs.writeFileSync(f('base'), await sharp(f('base')).ensureAlpha().png().toBuffer());
+    fs.writeFileSync(f('paint'), await sharp(f('paint')).toColourspace('srgb').png().toBuffer());
+    fs.writeFileSync(f('shadow'), await sharp(f('shadow')).toColourspace('grey16').png().toBuffer());
+    expect((await sharp(f('paint')).metadata()).channels).to.equal(3);
+    const r = await splitPhotographedSet(input, path.join(tmp, 'forms-out', 'synthetic'));
+    const out = (l: string) => path.join(r.dir, 'rear', `${l}.png`);
+    expect(await sharp(out('base')).metadata()).to.include({ channels: 3, depth: 'uchar' });
+    for (const l of ['paint', 'shadow', 'diffuse', 'specular']) expect(await sharp(out(l)).metadata(), l).to.include({ channels: 1, depth: 'uchar' });
+    expect((await sharp(out('paint')).toColourspace('b-w').raw().toBuffer()).equals(paint)).to.equal(true);
+    await readSetMeta(r.dir);
   });
 
   describe('bad input is refused naming the file', () => {
