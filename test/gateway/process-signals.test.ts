@@ -1,0 +1,210 @@
+import { expect } from 'chai';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openDatabase } from '../../gateway/db/open.ts';
+
+/**
+ * The processes a container runs: `npm run build` output started with plain node (what the images'
+ * CMD runs under tini), and `npm start` for newcomers. SIGTERM to the very process a container
+ * signals must drain and exit 0; SIGTERM to npm must stop node too.
+ */
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+/** Every descendant pid of `pid` (from /proc). */
+function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
+    } catch {
+      /* gone */
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const c of children.get(p) ?? []) {
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+/** Alive and not a zombie. */
+function running(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+function waitForOutput(child: ChildProcess, re: RegExp, ms: number): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`no ${re} within ${ms} ms; output:\n${text.slice(-3000)}`)), ms);
+    const on = (d: Buffer) => {
+      text += d.toString();
+      const m = re.exec(text);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m);
+      }
+    };
+    child.stdout!.on('data', on);
+    child.stderr!.on('data', on);
+    child.once('exit', (code) => reject(new Error(`exited (${code}) before ${re}; output:\n${text.slice(-3000)}`)));
+  });
+}
+
+function exited(child: ChildProcess, ms: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  return new Promise((resolve, reject) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve({ code: child.exitCode, signal: child.signalCode });
+    const timer = setTimeout(() => reject(new Error(`did not exit within ${ms} ms`)), ms);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal });
+    });
+  });
+}
+
+const baseEnv = (dataDir: string, metricsPort: number): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  PORT: '0',
+  HOST: '127.0.0.1',
+  DATA_DIR: dataDir,
+  METRICS_PORT: String(metricsPort),
+  METRICS_HOST: '127.0.0.1',
+  RENDER_BACKEND: 'cpu',
+  RENDER_WORKERS: '1',
+  RENDER_CACHE_MB: '64',
+  SEED_DEMO: 'true',
+  USAGE_FLUSH_MS: '600000', // only the final flush on shutdown writes the counts
+  SHUTDOWN_GRACE_MS: '8000',
+  LOG_LEVEL: 'info',
+});
+
+describe('processes: SIGTERM drains and exits 0', function () {
+  this.timeout(240_000);
+  const dist = path.join(ROOT, '.tmp', `dist-signals-${process.pid}`);
+  const dirs: string[] = [];
+  const children: ChildProcess[] = [];
+  const trees: number[] = [];
+
+  before(function () {
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'deploy', 'build.mjs'), '--out', dist, '--link-assets'], { cwd: ROOT, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`build failed:\n${r.stdout}\n${r.stderr}`);
+    expect(fs.existsSync(path.join(dist, 'gateway', 'main.js'))).to.equal(true);
+    expect(fs.existsSync(path.join(dist, 'renderer', 'backends', 'cpu', 'worker.js'))).to.equal(true);
+  });
+  after(() => {
+    // whatever a failed case left behind (only the processes these tests started)
+    for (const c of children) if (c.pid) trees.push(...descendants(c.pid), c.pid);
+    for (const p of trees) if (running(p)) try { process.kill(p, 'SIGKILL'); } catch { /* gone */ }
+    fs.rmSync(dist, { recursive: true, force: true });
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  it('node dist/gateway/main.js (the container CMD): finishes a request in flight, flushes usage, stops the local renderer, exits 0', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vis-sig-'));
+    dirs.push(dataDir);
+    const metricsPort = await freePort();
+    const child = spawn(process.execPath, [path.join(dist, 'gateway', 'main.js')], { cwd: dist, env: baseEnv(dataDir, metricsPort), stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let output = '';
+    child.stdout!.on('data', (d) => (output += d));
+    child.stderr!.on('data', (d) => (output += d));
+    const [, port] = await waitForOutput(child, /up at http:\/\/localhost:(\d+)/, 90_000);
+    const key = /Demo API key \(shown only now\): (\S+)/.exec(output)?.[1];
+    expect(key, 'demo key printed').to.be.a('string');
+    const adminToken = JSON.parse(fs.readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')).adminToken as string;
+    const base = `http://127.0.0.1:${port}`;
+
+    // counted calls, written through only by the final flush
+    for (let i = 0; i < 7; i++) expect((await fetch(`${base}/v1/colors`, { headers: { 'x-api-key': key! } })).status).to.equal(200);
+    // metrics on the internal port, not the public one
+    expect((await fetch(`${base}/metrics`)).status).to.equal(404);
+    const metricsText = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(metricsText).to.contain('http_request_duration_seconds_count{method="GET",route="/v1/colors",status="200"} 7');
+
+    const renderers = descendants(child.pid!);
+    expect(renderers.length, 'the local renderer runs as a child').to.be.greaterThan(0);
+
+    // a request in flight: headers and half the body sent, the rest after SIGTERM
+    const body = JSON.stringify({ name: 'Created during the drain' });
+    const inflight = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = http.request(`${base}/admin/v1/organizations`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        agent: false,
+      });
+      req.on('response', (res) => {
+        let t = '';
+        res.on('data', (d) => (t += d));
+        res.on('end', () => resolve({ status: res.statusCode!, text: t }));
+      });
+      req.on('error', reject);
+      req.write(body.slice(0, 10));
+      setTimeout(() => {
+        child.kill('SIGTERM');
+        setTimeout(() => req.end(body.slice(10)), 700);
+      }, 300);
+    });
+    const answer = await inflight;
+    expect(answer.status, answer.text).to.equal(201);
+
+    const t0 = Date.now();
+    const { code, signal } = await exited(child, 30_000);
+    expect({ code, signal }, output.slice(-2000)).to.deep.equal({ code: 0, signal: null });
+    expect(Date.now() - t0).to.be.below(20_000);
+    expect(output).to.contain('"msg":"stopped"');
+    for (const p of renderers) expect(running(p), `renderer pid ${p} stopped`).to.equal(false);
+
+    // the final flush wrote the month's counts
+    const db = await openDatabase({ databaseUrl: null, dataDir });
+    try {
+      const rows = await db.query<{ requests: number }>('SELECT requests FROM monthly_usage');
+      expect(rows.reduce((s, r) => s + Number(r.requests), 0)).to.equal(7);
+      const orgs = await db.query<{ name: string }>("SELECT name FROM organizations WHERE name = 'Created during the drain'");
+      expect(orgs).to.have.length(1);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('SIGTERM to `npm start` stops node and the local renderer too', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vis-npm-'));
+    dirs.push(dataDir);
+    const child = spawn('npm', ['start', '--silent'], { cwd: ROOT, env: baseEnv(dataDir, await freePort()), stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    await waitForOutput(child, /up at http:\/\/localhost:(\d+)/, 120_000);
+    const tree = descendants(child.pid!);
+    trees.push(...tree);
+    expect(tree.length, 'npm runs node (and node the renderer)').to.be.greaterThan(1);
+    child.kill('SIGTERM');
+    await exited(child, 30_000);
+    const deadline = Date.now() + 20_000;
+    while (tree.some(running) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(tree.filter(running), 'processes left running').to.deep.equal([]);
+  });
+});
