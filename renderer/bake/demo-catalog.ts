@@ -1,6 +1,9 @@
 /**
  * Generates assets/demo-catalog.json (format "vehicle-catalog/v1"): invented makes and models, each
- * model drawn on one of the baked sets. Deterministic (seeded); re-run after changing the lists:
+ * model drawn on one of the baked sets. At its head, the sets baked from real 3D models
+ * (REAL_MODEL_MAKES, docs/credits.md) under a fictional make that sorts first, so the gateway's
+ * first-image example (the first make's first model) is a real car. Then the procedural sets' makes.
+ * Deterministic (seeded); re-run after changing the lists:
  *   npx tsx renderer/bake/demo-catalog.ts [--out assets/demo-catalog.json]
  */
 import fs from 'node:fs';
@@ -53,9 +56,39 @@ const VARIANT_NAMES: Record<Cat, Array<[string, string]>> = {
   'passenger-car': [['base', 'Base'], ['comfort', 'Comfort'], ['sport', 'Sport'], ['hybrid', 'Hybrid'], ['touring', 'Touring'], ['limited', 'Limited']],
   suv: [['base', 'Base'], ['trail', 'Trail'], ['hybrid', 'Hybrid'], ['limited', 'Limited'], ['sport', 'Sport']],
   'light-commercial': [['cargo', 'Cargo'], ['crew', 'Crew'], ['long', 'Long Wheelbase'], ['kombi', 'Kombi']],
-  sports: [['base', 'Base'], ['gt', 'GT'], ['r', 'R'], ['cabrio-look', 'Targa Edition']],
+  sports: [['base', 'Base'], ['gt', 'GT'], ['r', 'R'], ['cabrio-look', 'Open Air Edition']],
   pickup: [['work', 'Work'], ['crew-cab', 'Crew Cab'], ['trail', 'Trail'], ['limited', 'Limited']],
 };
+
+/**
+ * Sets baked from real glTF models (renderer/bake/gltf/demo-sets.ts), under fictional names: no
+ * manufacturer's name or badge. Written out by hand (every vehicle published, every view), ahead of
+ * the seeded makes.
+ */
+export const REAL_MODEL_MAKES: Array<{ make: string; models: Array<{ model: string; category: Cat; years: Array<[number, Array<[string | null, string | null, string]>]> }> }> = [
+  {
+    make: 'Alcora',
+    models: [
+      {
+        model: 'Falco', // the modern sports coupé (sportscoupe-a)
+        category: 'sports',
+        years: [
+          [2024, [[null, null, 'sportscoupe-a']]],
+          [2023, [['base', 'Base', 'sportscoupe-a'], ['gt', 'GT', 'sportscoupe-a']]],
+          [2021, [[null, null, 'sportscoupe-a']]],
+        ],
+      },
+      {
+        model: 'Riviera', // the 1950s-style coupé with a soft top (roadster-50s-a), a heritage re-edition
+        category: 'sports',
+        years: [
+          [2024, [['heritage', 'Heritage', 'roadster-50s-a'], ['heritage-lusso', 'Heritage Lusso', 'roadster-50s-a']]],
+          [2022, [[null, null, 'roadster-50s-a']]],
+        ],
+      },
+    ],
+  },
+];
 
 function slugify(s: string): string {
   return s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
@@ -114,7 +147,19 @@ export function buildDemoCatalog(): unknown {
       return { slug: slugify(modelName), name: modelName, models: undefined, years };
     }).map(({ models: _m, ...rest }) => rest),
   }));
-  return { format: 'vehicle-catalog/v1', categories: CATEGORIES, makes };
+  const real = REAL_MODEL_MAKES.map(({ make, models }) => ({
+    slug: slugify(make),
+    name: make,
+    models: models.map(({ model, category, years }) => ({
+      slug: slugify(model),
+      name: model,
+      years: years.map(([year, variants]) => ({
+        year,
+        variants: variants.map(([slug, name, set]): Variant => ({ slug, name, category, asset_set: set, published: true, unpublished_views: [] })),
+      })),
+    })),
+  }));
+  return { format: 'vehicle-catalog/v1', categories: CATEGORIES, makes: [...real, ...makes] };
 }
 
 const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { VIEW_IDS } from '../../shared/views.ts';
+import { buildDemoCatalog, REAL_MODEL_MAKES } from '../../renderer/bake/demo-catalog.ts';
 
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const REAL_BRANDS = ['toyota', 'ford', 'bmw', 'audi', 'mercedes', 'volkswagen', 'honda', 'nissan', 'fiat', 'renault', 'peugeot', 'volvo', 'kia', 'hyundai', 'tesla', 'skoda', 'seat', 'opel', 'mazda', 'subaru', 'porsche', 'ferrari', 'jeep', 'dodge', 'chevrolet', 'lexus', 'mini', 'citroen', 'dacia', 'suzuki'];
@@ -78,6 +79,35 @@ describe('studio: assets/demo-catalog.json', () => {
 
   it('uses invented names only', () => {
     for (const m of cat.makes) for (const b of REAL_BRANDS) assert.ok(!m.slug.includes(b), `${m.slug} looks like a real brand`);
+  });
+
+  it('is what renderer/bake/demo-catalog.ts generates', () => {
+    assert.deepEqual(JSON.parse(JSON.stringify(buildDemoCatalog())), cat);
+  });
+
+  it('leads with the real-model sets, credited beside the set, under invented names', () => {
+    const realSets = new Set(REAL_MODEL_MAKES.flatMap((m) => m.models.flatMap((mo) => mo.years.flatMap(([, vs]) => vs.map((v) => v[2])))));
+    assert.ok(realSets.size >= 2);
+    // the head of the catalog
+    const head = cat.makes.slice(0, REAL_MODEL_MAKES.length);
+    for (const m of head) for (const mo of m.models) for (const y of mo.years) for (const v of y.variants) assert.ok(realSets.has(v.asset_set), `${m.slug}/${mo.slug}: ${v.asset_set}`);
+    // the gateway's first-image example is the first make's first model (by slug) with a published front_left
+    const first = [...cat.makes].sort((a, b) => a.slug.localeCompare(b.slug))[0]!;
+    const model = [...first.models].sort((a, b) => a.slug.localeCompare(b.slug))[0]!;
+    const newest = model.years[0]!.variants.find((v) => v.published && !v.unpublished_views.includes('front_left'));
+    assert.ok(newest && realSets.has(newest.asset_set), `the first image (${first.slug}/${model.slug}) is not a real-model set`);
+    for (const set of realSets) {
+      assert.ok(fs.existsSync(path.resolve('assets', set, 'CREDITS.md')), `assets/${set}/CREDITS.md`);
+      const src = (JSON.parse(fs.readFileSync(path.resolve('assets', set, 'set.json'), 'utf8')) as { source: { kind: string; note: string } }).source;
+      assert.equal(src.kind, 'gltf');
+      assert.match(src.note, /CC BY-SA|MPL/);
+    }
+    const trademarks = /porsche|carrera|911|targa|bmw|persival|openmaterial/i;
+    for (const m of cat.makes) {
+      for (const name of [m.name, m.slug, ...m.models.flatMap((mo) => [mo.name, mo.slug, ...mo.years.flatMap((y) => y.variants.flatMap((v) => [v.name ?? '', v.slug ?? '']))])]) {
+        assert.ok(!trademarks.test(name), `"${name}" names a manufacturer or its model`);
+      }
+    }
   });
 
   it('points every variant at a baked set under assets/', () => {
