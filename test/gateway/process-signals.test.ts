@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../../gateway/db/open.ts';
+import { createRendererClient } from '../../shared/render-client.ts';
 
 /**
  * The processes a container runs: `npm run build` output started with plain node (what the images'
@@ -190,6 +191,44 @@ describe('processes: SIGTERM drains and exits 0', function () {
     } finally {
       await db.close();
     }
+  });
+
+  it('node dist/renderer/main.js (the renderer container CMD): metrics on its own port, SIGTERM finishes a render in flight and exits 0', async () => {
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    const child = spawn(process.execPath, [path.join(dist, 'renderer', 'main.js')], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, RENDERER_PORT: String(port), RENDERER_HOST: '127.0.0.1', RENDERER_METRICS_PORT: String(metricsPort), RENDERER_METRICS_HOST: '127.0.0.1', RENDER_BACKEND: 'cpu', RENDER_WORKERS: '1', RENDER_CACHE_MB: '64', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let output = '';
+    child.stdout!.on('data', (d) => (output += d));
+    await waitForOutput(child, /renderer metrics listening/, 90_000);
+    const client = createRendererClient({ addresses: `127.0.0.1:${port}` });
+    const render = async (width: number) => {
+      const { header, body } = await client.render({ assetSet: 'synthetic', view: 'front_left', color: '#C41E3A', shadow: true, plate: null, format: 'png', width, background: 'studio' }, { deadlineMs: 30_000 });
+      let n = 0;
+      for await (const c of body) n += (c as Buffer).length;
+      return { header, n };
+    };
+    await render(400);
+    await render(400); // a cache hit
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(text).to.contain('renderer_render_duration_seconds_count{backend="cpu",format="png",cache="miss",outcome="ok"} 1');
+    expect(text).to.contain('renderer_render_duration_seconds_count{backend="cpu",format="png",cache="hit",outcome="ok"} 1');
+    expect(text).to.contain('renderer_render_cache_hit_ratio 0.5');
+    expect(text).to.match(/renderer_backend_info\{backend="cpu",renderer="[^"]+"\} 1/);
+    for (const m of ['renderer_queue_depth 0', 'renderer_renders_in_flight 0', 'renderer_resource_exhausted_total 0', 'renderer_workers 1']) expect(text).to.contain(m);
+    expect(text).to.match(/renderer_render_duration_seconds_bucket\{le="15",/);
+
+    const inflight = render(1600); // a miss, still running when SIGTERM arrives
+    await new Promise((r) => setTimeout(r, 50));
+    child.kill('SIGTERM');
+    const done = await inflight;
+    expect(done.n).to.be.greaterThan(1000);
+    client.close();
+    expect(await exited(child, 30_000)).to.deep.equal({ code: 0, signal: null });
+    expect(output).to.contain('renderer stopped');
   });
 
   it('SIGTERM to `npm start` stops node and the local renderer too', async () => {
