@@ -532,16 +532,17 @@ const exists = (f: string) =>
   );
 
 /**
- * True when `dir` holds a photographed set: a set.json whose views have base and paint but no view
- * has a diffuse or specular layer.
+ * True when `dir` holds a photographed set: a set.json, not marked format 2, whose views have no
+ * diffuse or specular layer.
  */
 export async function isPhotographedSet(dir: string): Promise<boolean> {
-  let json: { views?: Record<string, unknown> };
+  let json: { views?: Record<string, unknown>; format?: unknown };
   try {
     json = JSON.parse(await fs.readFile(path.join(dir, 'set.json'), 'utf8')) as typeof json;
   } catch {
     return false;
   }
+  if (json?.format === 2) return false; // a finished set (the loader names what it lacks)
   const views = json && typeof json === 'object' && json.views && typeof json.views === 'object' ? Object.keys(json.views) : [];
   if (views.length === 0) return false;
   for (const v of views) {
