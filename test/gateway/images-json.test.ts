@@ -138,11 +138,14 @@ describe(`image JSON (${backendLabel()})`, () => {
   });
 
   describe('security', () => {
-    it('the image URL carries no API key or organisation', async () => {
+    it('the image URL carries no API key, only the ids of the grant (organisation and key, issue 14)', async () => {
       const a = await get(`${SINGLE}/front`);
       expect(a.body.image_url).not.to.contain(key);
-      const payload = JSON.parse(Buffer.from(a.body.image_url.split('/images/')[1].split('.')[1], 'base64url').toString());
-      expect(JSON.stringify(payload)).not.to.match(/org_|key_/);
+      expect(a.body.image_url).not.to.contain(key.slice('svc_live_'.length));
+      const payload = JSON.parse(Buffer.from(a.body.image_url.split('/images/')[1].split('.')[1], 'base64url').toString()) as Record<string, unknown>;
+      expect(payload.o).to.be.a('string').that.matches(/^[\w-]+$/);
+      expect(payload.k).to.be.a('string').that.matches(/^[\w-]+$/);
+      expect(Object.keys(payload).filter((k) => !['s', 'r', 'v', 'c', 'sh', 'p', 'f', 'w', 'bg', 'veh', 'cv', 'o', 'k', 'exp', 'iss', 'aud'].includes(k))).to.deep.equal([]);
     });
   });
 });
