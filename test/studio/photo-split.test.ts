@@ -30,6 +30,10 @@ import {
 } from '../../renderer/assets/photo-split.ts';
 import { AssetSetError, layerPath, readSetMeta, type AssetSetMeta } from '../../renderer/assets/set-format.ts';
 import { compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
+import { startRendererServer } from '../../renderer/server.ts';
+import { loadRendererConfig } from '../../shared/config.ts';
+import { createLogger } from '../../shared/logger.ts';
+import { createRendererClient } from '../../shared/render-client.ts';
 import { ciede2000, linearToLab } from '../../renderer/color/ciede2000.ts';
 import { LUMA, SRGB8_TO_LINEAR, hexToLinear } from '../../renderer/color/srgb.ts';
 
@@ -348,6 +352,49 @@ describe('photographed sets: D and S derived from base + paint mask', function (
     it('recoloured renders match the true set for the eight named colours', async function () {
       if (!trueMeta) this.skip();
       await compareSets('assets/synthetic', trueMeta, derivedMeta, views)();
+    });
+
+    it('the renderer serves the split set over gRPC: studio and transparent background', async () => {
+      const config = {
+        ...loadRendererConfig({ RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1', ASSETS_DIR: path.dirname(report.dir), RENDER_BACKEND: 'cpu' }),
+        workers: 1,
+      };
+      const server = await startRendererServer({ config, logger: createLogger('photo-split-test', 'silent') });
+      const client = createRendererClient({ addresses: `127.0.0.1:${server.port}` });
+      try {
+        const shot = async (background: 'studio' | 'transparent') => {
+          const st = await client.render(
+            { assetSet: 'synthetic', view: 'side_right', color: '#C41E3A', shadow: true, plate: null, format: 'png', width: 400, background },
+            { deadlineMs: 20_000 },
+          );
+          const parts: Buffer[] = [];
+          for await (const b of st.body) parts.push(b);
+          return sharp(Buffer.concat(parts)).raw().toBuffer({ resolveWithObject: true });
+        };
+        const studio = await shot('studio');
+        expect(studio.info).to.include({ width: 400, height: 225 });
+        // the middle of the body is red: the paint was recoloured
+        const px = (img: typeof studio, x: number, y: number) => Array.from(img.data.subarray((y * img.info.width + x) * img.info.channels, (y * img.info.width + x + 1) * img.info.channels));
+        const layers = await loadView(derivedMeta, 'side_right');
+        let cx = 0;
+        let cy = 0;
+        let c = 0;
+        for (let i = 0; i < layers.paint.length; i++) {
+          if (layers.paint[i] !== 255) continue;
+          cx += i % layers.width;
+          cy += Math.floor(i / layers.width);
+          c++;
+        }
+        const [r, g, b] = px(studio, Math.round(((cx / c) * 400) / layers.width), Math.round(((cy / c) * 400) / layers.width));
+        expect(r! - Math.max(g!, b!), `red paint, found ${r},${g},${b}`).to.be.greaterThan(60);
+        const clear = await shot('transparent');
+        expect(clear.info.channels).to.equal(4);
+        expect(px(clear, 2, 2)[3], 'corner transparent').to.equal(0);
+        expect(px(clear, Math.round(((cx / c) * 400) / layers.width), Math.round(((cy / c) * 400) / layers.width))[3], 'body opaque').to.equal(255);
+      } finally {
+        client.close();
+        await server.close(2000);
+      }
     });
 
     it('estimates the neutral paint when set.json does not give it; renders still match', async () => {
