@@ -163,6 +163,11 @@ export class AdminService {
     return { month, requests: await this.limiter.monthlyUsage(orgId, month) };
   }
 
+  /** Drops every gateway's cached catalog answers (publication) used by image downloads. */
+  async catalogChanged(): Promise<void> {
+    await this.bus.publish(CATALOG_INVALIDATION);
+  }
+
   async setVehiclePublished(vehicleId: string, published: boolean) {
     const rows = await this.db.query('UPDATE vehicles SET published = $2 WHERE id = $1 RETURNING id', [vehicleId, published]);
     if (!rows[0]) throw notFound('Vehicle');

@@ -115,7 +115,9 @@ export function adminRoutes(deps: {
   r.post('/catalog/import', async (req, res) => {
     try {
       const file = req.is('text/csv') ? parseCatalogCsv(String(req.body)) : validateCatalog(req.body);
-      res.json({ imported: await importCatalog(deps.db, deps.assets, file) });
+      const imported = await importCatalog(deps.db, deps.assets, file);
+      await admin.catalogChanged(); // image downloads re-check publication
+      res.json({ imported });
     } catch (err) {
       if (err instanceof CatalogFileError) throw new ServiceError('bad_request', err.message);
       throw err;
