@@ -26,7 +26,7 @@ import type { SetDef } from './styles.ts';
 import type { Role, StudioSubject } from './subject.ts';
 
 /** Bumped whenever the baker's output changes for the same parameters (part of each set's revision). */
-export const BAKER_VERSION = 3;
+export const BAKER_VERSION = 4;
 
 /** The neutral paint of the base shots (sRGB), unless a bake asks for another. */
 export const NEUTRAL_PAINT = '#dfe1e4';
@@ -152,9 +152,10 @@ const HALF_LUT = (() => {
 })();
 
 /**
- * Float render targets with MSAA. The light passes (opaque paint and occluders, no blending) use 32-bit
- * float; the base pass blends its glass, and lavapipe has no EXT_float_blend, so it renders into a
- * half-float target (11-bit mantissa: far finer than the 8-bit sRGB it becomes).
+ * Float render targets with MSAA. Every studio pass blends its glass (the base draws it, the light passes
+ * attenuate what lies behind it), and lavapipe has no EXT_float_blend, so they render into a half-float
+ * target (11-bit mantissa: far finer than the 8-bit layers they become); the floor's shadow pass, which
+ * blends nothing, uses 32-bit float.
  */
 class PassRenderer {
   private readonly full: THREE.WebGLRenderTarget;
@@ -336,7 +337,8 @@ export async function bakeSubject(
         cam.setViewOffset(W, H, ox + jx, oy + jy, W, H);
         for (const pass of ['base', 'white', 'black'] as const) {
           applyPass(car, mats[pass], own);
-          pr.render(scene, cam, pass === 'base' ? base : pass === 'white' ? white : black, weight, pass === 'base');
+          // every pass blends its glass (the light passes attenuate what lies behind it), so all use the blendable target
+          pr.render(scene, cam, pass === 'base' ? base : pass === 'white' ? white : black, weight, true);
         }
       }
       cam.setViewOffset(W, H, ox, oy, W, H);

@@ -34,6 +34,8 @@ export function studioPaint(color: THREE.Color): THREE.Material {
  * lies behind is kept at (1 − opacity): premultiplied "over" without premultiplying the reflections, so
  * a pane reflects like glass and still lets the cabin show. Alpha accumulates as coverage.
  */
+export const GLASS_OPACITY = 0.55;
+
 export function studioGlass(): THREE.Material {
   const m = new THREE.MeshPhysicalMaterial({
     color: srgb('#1c2427'),
@@ -42,7 +44,7 @@ export function studioGlass(): THREE.Material {
     clearcoat: 1,
     clearcoatRoughness: 0.02,
     transparent: true,
-    opacity: 0.55,
+    opacity: GLASS_OPACITY,
     depthWrite: false,
     side: THREE.DoubleSide,
   });
@@ -52,6 +54,23 @@ export function studioGlass(): THREE.Material {
   m.blendDst = THREE.OneMinusSrcAlphaFactor;
   m.blendEquationAlpha = THREE.AddEquation;
   m.blendSrcAlpha = THREE.OneFactor;
+  m.blendDstAlpha = THREE.OneMinusSrcAlphaFactor;
+  return m;
+}
+
+/**
+ * The glass of the light passes: draws nothing of its own, only keeps (1 − opacity) of what lies behind,
+ * colour and alpha alike, as the base's glass does. So paint seen through a window counts as paint at
+ * that reduced coverage, and the compositor recolours it instead of leaving the neutral paint there.
+ */
+export function glassShade(): THREE.Material {
+  const m = new THREE.MeshBasicMaterial({ color: 0x000000, transparent: true, opacity: GLASS_OPACITY, depthWrite: false, side: THREE.DoubleSide });
+  m.blending = THREE.CustomBlending;
+  m.blendEquation = THREE.AddEquation;
+  m.blendSrc = THREE.ZeroFactor;
+  m.blendDst = THREE.OneMinusSrcAlphaFactor;
+  m.blendEquationAlpha = THREE.AddEquation;
+  m.blendSrcAlpha = THREE.ZeroFactor;
   m.blendDstAlpha = THREE.OneMinusSrcAlphaFactor;
   return m;
 }
@@ -93,11 +112,13 @@ export class StudioMaterials {
     let kind: string;
     if (this.pass === 'base') kind = role;
     else if ((this.pass === 'white' || this.pass === 'black') && role === 'paint') kind = 'paint';
+    else if ((this.pass === 'white' || this.pass === 'black') && role === 'glass') kind = 'glassShade';
     else kind = 'occluder';
-    const key = `${kind}|${kind === 'glass' ? 'double' : side}|${patch?.key ?? ''}`;
+    const double = kind === 'glass' || kind === 'glassShade';
+    const key = `${kind}|${double ? 'double' : side}|${patch?.key ?? ''}`;
     return this.cached(key, () => {
       const m = this.make(kind);
-      if (kind !== 'glass') m.side = side;
+      if (!double) m.side = side;
       patch?.apply(m);
       return m;
     });
@@ -109,6 +130,8 @@ export class StudioMaterials {
         return studioPaint(this.pass === 'base' ? srgb(this.neutralPaint) : this.pass === 'white' ? new THREE.Color(1, 1, 1) : new THREE.Color(0, 0, 0));
       case 'glass':
         return studioGlass();
+      case 'glassShade':
+        return glassShade();
       case 'plate':
         return studioPlate();
       default:
