@@ -12,7 +12,8 @@
  * - D = (Y − S) / Yn per pixel (Yn the neutral paint's luminance), clamped to 0..1, with S taking any
  *   clamped excess, so that `Tn·D + S` gives back the base's luminance inside the paint.
  * - Partly painted pixels (the mask's anti-aliased edge) mix paint with what lies beside it, so their
- *   D and S are filled in from the nearest fully painted pixels.
+ *   D and S are filled in from the nearest fully painted pixels; where the mask is at least half paint
+ *   the paint's own light is then unmixed from the base and the unpainted pixels beside it.
  * - the backdrop gradient is fitted to the base where nothing stands in front of it, the calibration
  *   by `calibrateView`.
  *
