@@ -113,7 +113,11 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     imageCacheMaxAgeSeconds: config.imageCacheMaxAgeSeconds,
   });
 
-  const server = http.createServer({ maxHeaderSize: 65536 }, app);
+  // the header/request timeouts are enforced by a periodic check: often enough that they hold to ~1 s
+  const server = http.createServer(
+    { maxHeaderSize: 65536, connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(config.headersTimeoutMs / 4))) },
+    app,
+  );
   server.keepAliveTimeout = 65_000;
   // parser-level refusals (malformed HTTP, control bytes, bad chunking, 431) answer JSON too
   answerClientErrorsWithJson(server, (err, status) => logger.info({ code: (err as NodeJS.ErrnoException).code, status }, 'malformed request refused'));

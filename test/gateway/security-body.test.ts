@@ -59,7 +59,7 @@ describe(`security: request bodies (${backendLabel()})`, function () {
   const BOMB = bomb(20);
 
   before(async () => {
-    gw = await startTestGateway({ env: { BODY_TIMEOUT_MS: '600' } });
+    gw = await startTestGateway({ env: { BODY_TIMEOUT_MS: '600', HEADERS_TIMEOUT_MS: '800' } });
     auth = { authorization: `Bearer ${gw.adminToken}` };
   });
   after(async () => {
@@ -122,6 +122,31 @@ describe(`security: request bodies (${backendLabel()})`, function () {
       const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
       expect(Object.keys(body).sort()).to.deep.equal(['error', 'message']);
       expect(body.error).to.equal('request_timeout');
+      expect(ms).to.be.below(3000);
+    });
+
+    it('slow headers are cut off with 408 request_timeout (JSON) within about HEADERS_TIMEOUT_MS', async () => {
+      const t0 = performance.now();
+      const answer = await new Promise<string>((resolve) => {
+        const s = net.connect(gw.port, '127.0.0.1');
+        let got = '';
+        let drip: NodeJS.Timeout | undefined;
+        s.on('connect', () => {
+          s.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
+          drip = setInterval(() => s.writable && s.write('X-Slow: 1\r\n'), 200); // never ends the headers
+        });
+        s.on('data', (d) => (got += d.toString('utf8')));
+        s.on('error', () => {});
+        s.on('close', () => {
+          clearInterval(drip);
+          resolve(got);
+        });
+        setTimeout(() => s.destroy(), 6000);
+      });
+      const ms = performance.now() - t0;
+      expect(answer).to.match(/^HTTP\/1\.1 408 /);
+      const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+      expect(body).to.deep.equal({ error: 'request_timeout', message: body.message });
       expect(ms).to.be.below(3000);
     });
 
