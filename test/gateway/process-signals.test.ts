@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../../gateway/db/open.ts';
 import { createRendererClient } from '../../shared/render-client.ts';
+import { REAL_DATABASE_URL, createScratchDatabase } from './support/backend.ts';
 
 /**
  * The processes a container runs: `npm run build` output started with plain node (what the images'
@@ -148,6 +149,10 @@ describe('processes: SIGTERM drains and exits 0', function () {
     const metricsText = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     expect(metricsText).to.contain('http_request_duration_seconds_count{method="GET",route="/v1/colors",status="200"} 7');
 
+    // the images' HEALTHCHECK command
+    const hc = spawnSync(process.execPath, [path.join(dist, 'deploy', 'healthcheck.js'), 'gateway'], { env: { PORT: port! }, encoding: 'utf8' });
+    expect(hc.status, hc.stderr).to.equal(0);
+
     const renderers = descendants(child.pid!);
     expect(renderers.length, 'the local renderer runs as a child').to.be.greaterThan(0);
 
@@ -211,6 +216,8 @@ describe('processes: SIGTERM drains and exits 0', function () {
       for await (const c of body) n += (c as Buffer).length;
       return { header, n };
     };
+    const hc = spawnSync(process.execPath, [path.join(dist, 'deploy', 'healthcheck.js'), 'renderer'], { env: { RENDERER_PORT: String(port) }, encoding: 'utf8' });
+    expect(hc.status, hc.stderr).to.equal(0);
     await render(400);
     await render(400); // a cache hit
     const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
@@ -229,6 +236,21 @@ describe('processes: SIGTERM drains and exits 0', function () {
     client.close();
     expect(await exited(child, 30_000)).to.deep.equal({ code: 0, signal: null });
     expect(output).to.contain('renderer stopped');
+  });
+
+  it('node dist/gateway/migrate-main.js (the migration Job) migrates DATABASE_URL and exits 0; refuses without it', async function () {
+    const none = spawnSync(process.execPath, [path.join(dist, 'gateway', 'migrate-main.js')], { env: { PATH: process.env.PATH }, encoding: 'utf8' });
+    expect(none.status).to.equal(1);
+    expect(none.stderr).to.contain('DATABASE_URL');
+    if (!REAL_DATABASE_URL) this.skip(); // needs a PostgreSQL server (the CI's second run has one)
+    const scratch = (await createScratchDatabase())!;
+    try {
+      const r = spawnSync(process.execPath, [path.join(dist, 'gateway', 'migrate-main.js')], { env: { PATH: process.env.PATH, DATABASE_URL: scratch.url }, encoding: 'utf8' });
+      expect(r.status, r.stderr).to.equal(0);
+      expect(r.stdout).to.contain('migrations applied');
+    } finally {
+      await scratch.drop();
+    }
   });
 
   it('SIGTERM to `npm start` stops node and the local renderer too', async () => {
