@@ -143,6 +143,11 @@ export class RenderService {
       });
       value.catch(() => {}); // a render every caller left fails with nobody awaiting it
       const flight = state === 'hit' ? undefined : this.flights.get(etag);
+      if (state === 'joined' && flight?.ctl.signal.aborted) {
+        // every earlier caller left and the render is stopping: let it stop, then render anew
+        await value.catch(() => {});
+        return await this.render(raw, opts);
+      }
       if (flight && state === 'joined' && deadline > flight.dl.at) flight.dl.at = deadline;
       let waited: Promise<CachedRender> = value;
       let leave = () => {};

@@ -253,6 +253,35 @@ describe(`security: a fair share of rendering, end to end (${backendLabel()})`, 
       expect(Date.now() - t0).to.be.below(3000);
     });
 
+    it('the same picture asked for right after its only client left is rendered anew, not refused', async () => {
+      const a = await gw.admin.customer();
+      const b = await gw.admin.customer();
+      const q = `format=png&width=200&color=${(colour++).toString(16)}`;
+      const ua = local((await gw.getWithKey(a.key, `${SINGLE}/front_left?${q}`)).body.image_url as string);
+      const ub = local((await gw.getWithKey(b.key, `${SINGLE}/front_left?${q}`)).body.image_url as string);
+      slowMs = 800;
+      const ac = new AbortController();
+      const gone = fetch(ua, { signal: ac.signal }).catch(() => null);
+      await waitFor(() => internals.queue.running === 1, 5000);
+      ac.abort();
+      await gone;
+      await sleep(50); // the cancellation has reached the renderer; the render is still in its slow step
+      const again = await request(ub);
+      expect(again.status, again.text).to.equal(200);
+    });
+
+    it('in the renderer: a caller joining a render that every earlier caller left gets a fresh render', async () => {
+      const req = { assetSet: 'synthetic', view: 'front_left', color: '#123457', shadow: false, plate: null, format: 'png', width: 200, background: 'studio' } as const;
+      slowMs = 600;
+      const ac = new AbortController();
+      const first = internals.service.render(req, { signal: ac.signal, tenant: 'A' }).catch((e: unknown) => e);
+      await waitFor(() => internals.queue.running === 1, 5000);
+      ac.abort();
+      expect(((await first) as ServiceError).code).to.equal('unavailable');
+      const second = await internals.service.render(req, { tenant: 'B' });
+      expect(second.bytes.length).to.be.greaterThan(0);
+    });
+
     it('HEAD renders nothing for a picture the gateway already served', async () => {
       const c = await gw.admin.customer();
       const u = await urlFor(c.key);
