@@ -98,7 +98,6 @@ const OTHER_ENDPOINTS: Array<[string, string]> = [
   ['GET', '/images/{token}.{ext}'],
   ['GET', '/healthz'],
   ['GET', '/readyz'],
-  ['GET', '/metrics'],
   ['GET', '/docs/openapi.json'],
   ['GET', '/docs'],
 ];
