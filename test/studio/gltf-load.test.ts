@@ -97,6 +97,31 @@ describe('studio: glTF input (loading, roles, normalisation)', function () {
     }
   });
 
+  it('expands EXT_mesh_gpu_instancing into one mesh per instance', async () => {
+    const { Document, NodeIO } = await import('@gltf-transform/core');
+    const { ALL_EXTENSIONS } = await import('@gltf-transform/extensions');
+    const { instance } = await import('@gltf-transform/functions');
+    const doc = new Document();
+    const buf = doc.createBuffer();
+    const prim = doc.createPrimitive()
+      .setAttribute('POSITION', doc.createAccessor().setType('VEC3').setBuffer(buf).setArray(new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0])))
+      .setMaterial(doc.createMaterial('Tyre'));
+    const mesh = doc.createMesh('tyre').addPrimitive(prim);
+    const scene = doc.createScene();
+    for (const x of [-1, 0, 2]) scene.addChild(doc.createNode(`t${x}`).setMesh(mesh).setTranslation([x, 0, 0]));
+    await doc.transform(instance({ min: 2 }));
+    assert.ok(doc.getRoot().listExtensionsUsed().some((e) => e.extensionName === 'EXT_mesh_gpu_instancing'));
+    await fs.promises.writeFile(f('instanced.glb'), await new NodeIO().registerExtensions(ALL_EXTENSIONS).writeBinary(doc));
+    const xs: number[] = [];
+    (await loadGltf(f('instanced.glb'))).scene.traverse((o) => {
+      if ((o as THREE.Mesh).isMesh) {
+        assert.ok(!(o as THREE.InstancedMesh).isInstancedMesh);
+        xs.push(+worldBox(o as THREE.Mesh).min.x.toFixed(3));
+      }
+    });
+    assert.deepEqual(xs.sort((a, b) => a - b), [-1, 0, 2]);
+  });
+
   it('classifies parts from material and node names', () => {
     const cases: Array<[string, string[], string]> = [
       ['Paint_Red', ['Door_FL'], 'paint'],

@@ -10,6 +10,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Logger, NodeIO, type Document } from '@gltf-transform/core';
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
+import { uninstance } from '@gltf-transform/functions';
 import sharp from 'sharp';
 import * as THREE from 'three';
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
@@ -85,8 +86,8 @@ export async function readGltfDocument(file: string): Promise<Document> {
   }
 }
 
-/** Extensions that are only a storage detail once glTF-Transform has read the file. */
-const STORAGE_EXTENSIONS = new Set(['KHR_draco_mesh_compression', 'EXT_meshopt_compression', 'EXT_mesh_gpu_instancing']);
+/** Extensions that are only a storage detail once glTF-Transform has read the file (instances are expanded first). */
+const STORAGE_EXTENSIONS = new Set(['KHR_draco_mesh_compression', 'EXT_meshopt_compression']);
 
 /** Texture containers three cannot decode without a transcoder; their images are dropped (with a warning). */
 const UNDECODABLE_IMAGES = new Set(['image/ktx2']);
@@ -113,6 +114,8 @@ export async function loadGltf(file: string): Promise<LoadedGltf> {
   const warnings: string[] = [];
   const root = doc.getRoot();
   const asset = root.getAsset() as LoadedGltf['asset'];
+  // EXT_mesh_gpu_instancing: one node per instance, so every part is a plain mesh with its own matrix
+  if (root.listExtensionsUsed().some((e) => e.extensionName === 'EXT_mesh_gpu_instancing')) await doc.transform(uninstance());
   for (const ext of root.listExtensionsUsed()) {
     if (STORAGE_EXTENSIONS.has(ext.extensionName)) ext.dispose();
   }
