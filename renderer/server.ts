@@ -62,6 +62,10 @@ export async function startRendererServer(opts: {
   const server = new grpc.Server({
     'grpc.max_send_message_length': 1024 * 1024,
     'grpc.max_receive_message_length': 64 * 1024,
+    // connections are recycled every few minutes (GOAWAY, calls in flight may finish within the grace),
+    // so gateways dialling dns:/// re-resolve and spread onto renderers added since
+    'grpc.max_connection_age_ms': 5 * 60_000,
+    'grpc.max_connection_age_grace_ms': 60_000,
   });
   const { RenderService: svc } = renderGrpcObject();
   server.addService(svc.service, renderHandlers({ service, logger, isDraining: () => draining }) as unknown as grpc.UntypedServiceImplementation);

@@ -142,8 +142,29 @@ export function parseAddresses(addresses: string): string[] {
   return list;
 }
 
-/** The typed gRPC client of the renderer, as the gateway uses it. */
-export function createRendererClient(opts: { addresses: string; logger?: Logger }): RendererClient {
+/** Per-address state of the pool. */
+interface Member {
+  address: string;
+  render: RenderStub;
+  health: HealthStub;
+  /** Not picked before this time (ms) unless every address is down: set by a failed call or health check. */
+  downUntil: number;
+  failures: number;
+}
+
+/** Renders are retried on another address (or, all being down, waited for) until this close to the deadline. */
+const RETRY_MARGIN_MS = 50;
+const HEALTH_INTERVAL_MS = 2000;
+
+/**
+ * The typed gRPC client of the renderer, as the gateway uses it: a pool over every address of
+ * RENDERER_ADDR (one channel per listed address; `dns:///` is one round-robin channel that re-resolves
+ * the name). A call that meets UNAVAILABLE before the header (renderer gone, draining, restarting)
+ * marks that address down at once and is retried on another; RESOURCE_EXHAUSTED is retried once on
+ * each other address; when every address is down the call waits for one to come back (a restarting
+ * renderer), all within the request's deadline. A listed address is also health-checked every 2 s.
+ */
+export function createRendererClient(opts: { addresses: string; logger?: Logger; healthIntervalMs?: number }): RendererClient {
   const { RenderService, Health } = renderGrpcObject();
   const addrs = parseAddresses(opts.addresses);
   const channelOptions: grpc.ChannelOptions = {
@@ -151,20 +172,115 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger 
     'grpc.keepalive_time_ms': 30_000,
     'grpc.max_receive_message_length': 1024 * 1024,
     'grpc.enable_retries': 0,
+    // a restarting renderer is reconnected to within a second, not after grpc's 1 s..120 s backoff
+    'grpc.initial_reconnect_backoff_ms': 200,
+    'grpc.max_reconnect_backoff_ms': 1000,
+    'grpc.dns_min_time_between_resolutions_ms': 5000,
   };
   const creds = grpc.credentials.createInsecure();
-  const clients = addrs.map((a) => ({
+  const clients: Member[] = addrs.map((a) => ({
     address: a,
     render: new (RenderService as unknown as AnyClientCtor)(a, creds, channelOptions) as RenderStub,
     health: new (Health as unknown as AnyClientCtor)(a, creds, channelOptions) as HealthStub,
+    downUntil: 0,
+    failures: 0,
   }));
   let next = 0;
-  // with dns:/// a single channel balances by itself; retries go to it again
-  const attempts = Math.max(2, clients.length);
-  const pick = () => clients[next++ % clients.length]!;
+  const isUp = (c: Member) => c.downUntil <= Date.now();
+  /** Round robin over the addresses that are up and not yet tried by this call; else the one back first. */
+  const pick = (tried: Set<Member>): Member => {
+    for (let i = 0; i < clients.length; i++) {
+      const c = clients[next++ % clients.length]!;
+      if (isUp(c) && !tried.has(c)) return c;
+    }
+    for (let i = 0; i < clients.length; i++) {
+      const c = clients[next++ % clients.length]!;
+      if (!tried.has(c)) return c;
+    }
+    return clients.reduce((a, b) => (a.downUntil <= b.downUntil ? a : b));
+  };
+  const markDown = (c: Member, why: string) => {
+    c.failures++;
+    const wasUp = isUp(c);
+    c.downUntil = Date.now() + Math.min(2000, 250 * 2 ** Math.min(c.failures - 1, 4));
+    if (wasUp) opts.logger?.warn({ address: c.address, why }, 'renderer marked down');
+  };
+  const markUp = (c: Member) => {
+    if (c.failures > 0) opts.logger?.info({ address: c.address }, 'renderer back');
+    c.failures = 0;
+    c.downUntil = 0;
+  };
+  /** Resolves once the channel is connected, or at `until` (whichever first), or on abort. */
+  const waitForReady = (c: Member, until: number, signal?: AbortSignal) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      signal?.addEventListener('abort', done, { once: true });
+      c.render.waitForReady(new Date(until), () => done());
+    });
+
+  /**
+   * Runs `once` on a member, failing over as described above, until `deadline`. `retryable` decides
+   * which errors move on to the next address.
+   */
+  async function withFailover<T>(deadline: number, signal: AbortSignal | undefined, once: (c: Member) => Promise<T>): Promise<T> {
+    const tried = new Set<Member>();
+    const exhausted = new Set<Member>();
+    let lastErr: ServiceError | null = null;
+    for (let attempt = 1; ; attempt++) {
+      if (signal?.aborted) throw new ServiceError('unavailable', 'The render was cancelled');
+      if (Date.now() >= deadline - RETRY_MARGIN_MS) {
+        throw lastErr ?? new ServiceError('deadline_exceeded');
+      }
+      const c = pick(tried);
+      if (!isUp(c) || tried.has(c)) {
+        // every address is down or already failed this call: wait (briefly) for one to come back
+        await waitForReady(c, Math.min(deadline - RETRY_MARGIN_MS, Date.now() + 1000), signal);
+        tried.clear();
+        if (signal?.aborted) continue;
+      }
+      try {
+        const r = await once(c);
+        markUp(c);
+        return r;
+      } catch (e) {
+        const se = toServiceError(e);
+        lastErr = se;
+        if (se.code === 'unavailable' && !signal?.aborted) {
+          markDown(c, se.message);
+          tried.add(c);
+          opts.logger?.warn({ address: c.address, attempt }, 'renderer unavailable, trying again on the pool');
+          continue;
+        }
+        if (se.code === 'resource_exhausted' && clients.length > 1 && !exhausted.has(c)) {
+          exhausted.add(c);
+          tried.add(c);
+          if (exhausted.size < clients.length) continue; // another renderer may have room
+        }
+        throw se;
+      }
+    }
+  }
+
+  // background health checks of listed addresses (a dns:/// channel balances over healthy pods by itself)
+  let healthTimer: NodeJS.Timeout | null = null;
+  if (clients.length > 1 && (opts.healthIntervalMs ?? HEALTH_INTERVAL_MS) > 0) {
+    healthTimer = setInterval(() => {
+      for (const c of clients) {
+        c.health.Check({ service: '' }, { deadline: new Date(Date.now() + 1000) }, (err: unknown, r: never) => {
+          const status = (r as { status?: string } | undefined)?.status;
+          if (err || status !== 'SERVING') markDown(c, err ? 'health check failed' : `health ${status}`);
+          else if (!isUp(c)) markUp(c);
+        });
+      }
+    }, opts.healthIntervalMs ?? HEALTH_INTERVAL_MS);
+    healthTimer.unref();
+  }
 
   async function renderOnce(
-    c: (typeof clients)[number],
+    c: Member,
     wire: Record<string, unknown>,
     deadline: Date,
     o: RenderCallOptions,
@@ -258,57 +374,36 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger 
       if (req.plate !== null) wire.plate = req.plate;
       if (req.background && req.background !== 'studio') wire.background = BACKGROUND_TO_PROTO[req.background];
       const deadline = new Date(Date.now() + deadlineMs);
-      let lastErr: unknown;
-      for (let i = 0; i < attempts; i++) {
-        const c = pick();
-        try {
-          return await renderOnce(c, wire, deadline, callOpts);
-        } catch (e) {
-          lastErr = e;
-          const se = toServiceError(e);
-          if (se.code !== 'unavailable' || Date.now() >= deadline.getTime() || callOpts.signal?.aborted) throw se;
-          opts.logger?.warn({ address: c.address, attempt: i + 1 }, 'renderer unavailable, trying the next address');
-        }
-      }
-      throw toServiceError(lastErr);
+      return withFailover(deadline.getTime(), callOpts.signal, (c) => renderOnce(c, wire, deadline, callOpts));
     },
 
     async describeSet(id, o = {}) {
       const deadline = new Date(Date.now() + (o.deadlineMs ?? 5000));
-      let lastErr: unknown;
-      for (let i = 0; i < attempts; i++) {
-        const c = pick();
-        try {
-          const res = await new Promise<{
-            id: string;
-            revision: string;
-            views: Record<string, { width: number; height: number; plate_quad: { x: number; y: number }[]; shadow: boolean; coverage?: boolean }>;
-          }>((resolve, reject) => c.render.DescribeSet({ id }, { deadline }, (err: unknown, r: never) => (err ? reject(err) : resolve(r))));
-          const views = {} as Record<ViewId, ViewDescription>;
-          for (const [v, d] of Object.entries(res.views)) {
-            if (!isViewId(v)) continue;
-            views[v] = {
-              width: d.width,
-              height: d.height,
-              plateQuad: d.plate_quad.length === 4 ? d.plate_quad.map((p) => [p.x, p.y] as [number, number]) : null,
-              shadow: d.shadow,
-              coverage: Boolean(d.coverage),
-            };
-          }
-          return { id: res.id, revision: res.revision, views };
-        } catch (e) {
-          lastErr = e;
-          const se = toServiceError(e);
-          if (se.code !== 'unavailable' || Date.now() >= deadline.getTime()) throw se;
+      return withFailover(deadline.getTime(), undefined, async (c) => {
+        const res = await new Promise<{
+          id: string;
+          revision: string;
+          views: Record<string, { width: number; height: number; plate_quad: { x: number; y: number }[]; shadow: boolean; coverage?: boolean }>;
+        }>((resolve, reject) => c.render.DescribeSet({ id }, { deadline }, (err: unknown, r: never) => (err ? reject(err) : resolve(r))));
+        const views = {} as Record<ViewId, ViewDescription>;
+        for (const [v, d] of Object.entries(res.views)) {
+          if (!isViewId(v)) continue;
+          views[v] = {
+            width: d.width,
+            height: d.height,
+            plateQuad: d.plate_quad.length === 4 ? d.plate_quad.map((p) => [p.x, p.y] as [number, number]) : null,
+            shadow: d.shadow,
+            coverage: Boolean(d.coverage),
+          };
         }
-      }
-      throw toServiceError(lastErr);
+        return { id: res.id, revision: res.revision, views };
+      });
     },
 
     async health(o = {}) {
       const deadline = new Date(Date.now() + (o.deadlineMs ?? 2000));
       for (let i = 0; i < clients.length; i++) {
-        const c = pick();
+        const c = pick(new Set());
         try {
           const res = await new Promise<{ status: string }>((resolve, reject) =>
             c.health.Check({ service: '' }, { deadline }, (err: unknown, r: never) => (err ? reject(err) : resolve(r))),
@@ -322,6 +417,7 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger 
     },
 
     close() {
+      if (healthTimer) clearInterval(healthTimer);
       for (const c of clients) {
         c.render.close();
         c.health.close();

@@ -1,0 +1,127 @@
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createLogger } from '../../shared/logger.ts';
+import { createGrpcImageRenderer } from '../../gateway/render/grpc-image-renderer.ts';
+import { startTestGateway, type TestGateway } from './support/gateway-fixture.ts';
+
+/**
+ * Fault tests on loopback: renderers are real processes (`node --import tsx renderer/main.ts`), killed
+ * with SIGKILL under a load of cache-miss downloads through one gateway. Bounded: about 20 s.
+ */
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SINGLE = '/v1/makes/aurelia/models/vento/2023';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+function startRenderer(port: number): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'renderer', 'main.ts')], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, RENDERER_PORT: String(port), RENDERER_HOST: '127.0.0.1', RENDERER_METRICS_PORT: 'off', RENDER_BACKEND: 'cpu', RENDER_WORKERS: '1', RENDER_CACHE_MB: '64', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`renderer on ${port} did not start:\n${out.slice(-2000)}`)), 90_000);
+    child.stdout!.on('data', (d) => {
+      out += d;
+      if (out.includes('"msg":"renderer listening"')) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+    child.stderr!.on('data', (d) => (out += d));
+    child.once('exit', (code) => reject(new Error(`renderer exited (${code}):\n${out.slice(-2000)}`)));
+  });
+}
+
+describe('fleet: renderer failover within the deadline (real processes, loopback)', function () {
+  this.timeout(240_000);
+  const children: ChildProcess[] = [];
+  let gw: TestGateway | null = null;
+  let client: ReturnType<typeof createGrpcImageRenderer> | null = null;
+
+  afterEach(async () => {
+    await gw?.close();
+    client?.close();
+    gw = null;
+    client = null;
+    for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  });
+
+  const setUp = async (addresses: string) => {
+    client = createGrpcImageRenderer({ addresses, logger: createLogger('fleet-client', 'silent') });
+    gw = await startTestGateway({ renderer: client, env: { DOWNLOAD_CONCURRENT_RENDERS: '64', DOWNLOAD_RENDERS_PER_MINUTE: '100000', RENDER_TIMEOUT_MS: '15000' } });
+    const key = (await gw.admin.customer()).key;
+    return async (i: number) => {
+      // a distinct colour per download: every one is a cache miss
+      const color = (0x100000 + i * 7919).toString(16).slice(-6);
+      const a = await gw!.getWithKey(key, `${SINGLE}/front_left?format=png&width=800&color=${color}`);
+      expect(a.status, a.text).to.equal(200);
+      return (a.body.image_url as string).replace('http://localhost:', 'http://127.0.0.1:');
+    };
+  };
+
+  const download = async (url: string) => {
+    const res = await fetch(url);
+    const buf = Buffer.from(await res.arrayBuffer());
+    return { status: res.status, bytes: buf.length, length: Number(res.headers.get('content-length')), text: res.status === 200 ? '' : buf.toString() };
+  };
+
+  it('two renderers, one SIGKILLed during a load of cache-miss downloads: no download fails', async () => {
+    const [p1, p2] = [await freePort(), await freePort()];
+    const [r1, r2] = await Promise.all([startRenderer(p1), startRenderer(p2)]);
+    children.push(r1, r2);
+    const urlOf = await setUp(`127.0.0.1:${p1},127.0.0.1:${p2}`);
+    const N = 36;
+    const urls = await Promise.all(Array.from({ length: N }, (_, i) => urlOf(i)));
+    const results: { status: number; bytes: number; length: number; text: string }[] = [];
+    let nextIdx = 0;
+    let killedAt = -1;
+    const t0 = Date.now();
+    await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        while (nextIdx < N) {
+          const i = nextIdx++;
+          if (i === 8) {
+            killedAt = results.length;
+            r1.kill('SIGKILL'); // renders in flight on r1 fail over to r2
+          }
+          results.push(await download(urls[i]!));
+        }
+      }),
+    );
+    const seconds = (Date.now() - t0) / 1000;
+    console.log(`      ${N} cache-miss downloads in ${seconds.toFixed(1)} s, renderer 1 killed after ${killedAt} had finished`);
+    const failed = results.filter((r) => r.status !== 200 || r.bytes !== r.length || r.bytes === 0);
+    expect(failed, JSON.stringify(failed.slice(0, 3))).to.deep.equal([]);
+    expect(results).to.have.length(N);
+  });
+
+  it('a renderer that restarts is waited for within the deadline instead of answering 503', async () => {
+    const port = await freePort();
+    const first = await startRenderer(port);
+    children.push(first);
+    const urlOf = await setUp(`127.0.0.1:${port}`);
+    const [warm, url] = [await urlOf(1000), await urlOf(1001)];
+    expect((await download(warm)).status).to.equal(200);
+    first.kill('SIGKILL');
+    await new Promise((r) => setTimeout(r, 200));
+    const t0 = Date.now();
+    const pending = download(url); // the renderer is down now
+    setTimeout(() => void startRenderer(port).then((c) => children.push(c)), 1000);
+    const r = await pending;
+    console.log(`      download answered ${r.status} after ${Date.now() - t0} ms while the renderer restarted`);
+    expect(r.status, r.text).to.equal(200);
+    expect(r.bytes).to.equal(r.length);
+  });
+});
