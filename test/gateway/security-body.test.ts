@@ -56,9 +56,10 @@ describe(`security: request bodies (${backendLabel()})`, function () {
   this.timeout(60_000);
   let gw: TestGateway;
   let auth: Record<string, string>;
-  const BOMB = bomb(20);
+  let BOMB: { raw: number; gz: Buffer };
 
   before(async () => {
+    BOMB = bomb(20);
     gw = await startTestGateway({ env: { BODY_TIMEOUT_MS: '600', HEADERS_TIMEOUT_MS: '800' } });
     auth = { authorization: `Bearer ${gw.adminToken}` };
   });
@@ -170,16 +171,16 @@ describe(`security: request bodies (${backendLabel()})`, function () {
       const answers = await Promise.all(attacks);
       for (const a of answers) {
         expectError(a, 401, 'unauthorized');
-        expect(a.ms).to.be.below(500);
+        expect(a.ms).to.be.below(1000); // was 2.7 s each, 12 s for the last, before issue 14
       }
       expect(health.status).to.equal(200);
-      expect(health.ms).to.be.below(500);
+      expect(health.ms).to.be.below(1000);
     });
 
     it('the same bomb with the token is 413 at once: the small limit holds for the decompressed bytes', async () => {
       const a = await send(gw, 'POST', '/admin/v1/organizations', { headers: { ...auth, 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: BOMB.gz });
       expectError(a, 413, 'payload_too_large');
-      expect(a.ms).to.be.below(500);
+      expect(a.ms).to.be.below(1000);
     });
 
     it('on the catalog import (large limit) the bomb is refused by its ratio, before it is inflated', async () => {
