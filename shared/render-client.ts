@@ -64,6 +64,8 @@ export interface RenderHeader {
 
 /** gRPC metadata naming the organisation a render is for (the renderer's queue is fair between them). */
 export const ORG_METADATA_KEY = 'x-org-id';
+/** gRPC metadata carrying the gateway's request id into the renderer's log. */
+export const REQUEST_ID_METADATA_KEY = 'x-request-id';
 
 export interface RenderCallOptions {
   deadlineMs: number;
@@ -71,6 +73,8 @@ export interface RenderCallOptions {
   signal?: AbortSignal;
   /** Sent as `x-org-id` metadata, not in the request message. */
   org?: string;
+  /** Sent as `x-request-id` metadata: the renderer logs it with the render. */
+  requestId?: string;
 }
 
 export interface RenderStream {
@@ -288,6 +292,7 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
     if (o.signal?.aborted) throw new ServiceError('unavailable', 'The render was cancelled');
     const md = new grpc.Metadata();
     if (o.org) md.set(ORG_METADATA_KEY, o.org);
+    if (o.requestId) md.set(REQUEST_ID_METADATA_KEY, o.requestId);
     const call = c.render.Render(wire, md, { deadline }) as grpc.ClientReadableStream<WireMessage>;
     const onAbort = () => call.cancel();
     o.signal?.addEventListener('abort', onAbort, { once: true });

@@ -6,7 +6,7 @@ import type { ImageRenderer } from './image-renderer.ts';
 export function createGrpcImageRenderer(opts: { addresses: string; logger: Logger }): ImageRenderer & { close(): void } {
   const client = createRendererClient({ addresses: opts.addresses, logger: opts.logger });
   return {
-    render: (req, o) => client.render(req, { deadlineMs: o.deadlineMs, signal: o.signal, org: o.org }),
+    render: (req, o) => client.render(req, { deadlineMs: o.deadlineMs, signal: o.signal, org: o.org, requestId: o.requestId }),
     close: () => client.close(),
   };
 }

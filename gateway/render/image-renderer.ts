@@ -23,5 +23,5 @@ export interface ImageRenderer {
    * `signal` aborts the call (the client went away: the renderer stops the render); `org` goes to the
    * renderer in the call's metadata, for its queue's fairness between organisations.
    */
-  render(req: ImageRenderRequest, opts: { deadlineMs: number; signal?: AbortSignal; org?: string }): Promise<ImageRenderStream>;
+  render(req: ImageRenderRequest, opts: { deadlineMs: number; signal?: AbortSignal; org?: string; requestId?: string }): Promise<ImageRenderStream>;
 }

@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../shared/logger.ts';
 import { ServiceError, toServiceError } from '../../shared/errors.ts';
-import { ORG_METADATA_KEY, RENDER_CHUNK_BYTES } from '../../shared/render-client.ts';
+import { ORG_METADATA_KEY, RENDER_CHUNK_BYTES, REQUEST_ID_METADATA_KEY } from '../../shared/render-client.ts';
 import { backgroundFromProto, formatFromProto } from '../../shared/render-request.ts';
 import type { RenderService } from '../render-service.ts';
 
@@ -40,6 +40,9 @@ export function renderHandlers(deps: { service: RenderService; logger: Logger; i
         ac.abort(); // the render stops once no other caller waits for it
       });
       const org = call.metadata.get(ORG_METADATA_KEY)[0];
+      // the gateway's request id: the render's log line carries it (same alphabet the gateway accepts)
+      const rid = call.metadata.get(REQUEST_ID_METADATA_KEY)[0];
+      const requestId = typeof rid === 'string' && /^[\w.-]{1,64}$/.test(rid) ? rid : undefined;
       try {
         if (deps.isDraining()) throw new ServiceError('unavailable', 'The renderer is shutting down');
         const r = call.request;
@@ -75,12 +78,13 @@ export function renderHandlers(deps: { service: RenderService; logger: Logger; i
           if (!ok) await new Promise<void>((res) => call.once('drain', res));
         }
         call.end();
-        logger.debug(
-          { set: r.asset_set, view: r.view, width: r.width, format: result.contentType, hit: result.cacheHit, ms: Math.round(performance.now() - t0) },
+        logger.info(
+          { requestId, set: r.asset_set, view: r.view, width: r.width, format: result.contentType, hit: result.cacheHit, ms: Math.round(performance.now() - t0) },
           'render',
         );
       } catch (e) {
         const se = toServiceError(e);
+        logger.info({ requestId, set: call.request?.asset_set, code: se.code, cancelled, ms: Math.round(performance.now() - t0) }, 'render failed');
         if (!cancelled) call.emit('error', grpcError(se));
       }
     },

@@ -117,7 +117,7 @@ export function imageRoutes(deps: ImageRouteDeps): Router {
             width: claims.width,
             background: claims.background,
           },
-          { deadlineMs: deps.renderTimeoutMs, signal: ac.signal, org: claims.org },
+          { deadlineMs: deps.renderTimeoutMs, signal: ac.signal, org: claims.org, requestId: typeof req.id === 'string' ? req.id : undefined },
         );
       } catch (e) {
         if (ac.signal.aborted) return; // the client went away: nobody to answer
