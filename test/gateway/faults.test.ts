@@ -1,0 +1,137 @@
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import pg from 'pg';
+import { REAL_DATABASE_URL, createScratchDatabase } from './support/backend.ts';
+import { startTestGateway } from './support/gateway-fixture.ts';
+
+/**
+ * Fault tests under HTTP load on loopback, bounded to a few seconds each: a Redis of our own killed
+ * and restarted (the API keeps answering, no count is lost), and PostgreSQL connections terminated
+ * (clean JSON errors at worst, recovery by itself). The PostgreSQL case needs DATABASE_URL (CI's second
+ * run); the Redis case needs redis-server on the PATH.
+ */
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+async function startRedis(port: number): Promise<ChildProcess> {
+  const p = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  for (let i = 0; i < 50; i++) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1', () => {
+        s.end();
+        resolve(true);
+      });
+      s.on('error', () => resolve(false));
+    });
+    if (ok) return p;
+    await sleep(100);
+  }
+  p.kill('SIGKILL');
+  throw new Error('redis-server did not start');
+}
+
+/** Calls `fn` from `workers` loops until `ms` have passed; returns the answers by status. */
+async function load(ms: number, workers: number, fn: () => Promise<{ status: number; text: string }>) {
+  const statuses = new Map<number, number>();
+  const bad: string[] = [];
+  const until = Date.now() + ms;
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (Date.now() < until) {
+        const a = await fn();
+        statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
+        if (a.status !== 200) {
+          let body: unknown = null;
+          try {
+            body = JSON.parse(a.text);
+          } catch {
+            /* not JSON */
+          }
+          const keys = body && typeof body === 'object' ? Object.keys(body).sort().join(',') : '';
+          if (keys !== 'error,message' || /at \w+ \(|\.ts:\d|terminat|pg_|SQL/i.test(a.text)) bad.push(`${a.status} ${a.text.slice(0, 200)}`);
+        }
+      }
+    }),
+  );
+  return { statuses, bad };
+}
+
+describe('faults under load (loopback, bounded)', function () {
+  this.timeout(120_000);
+
+  it('Redis killed and restarted under load: every call answers, no count is lost', async function () {
+    const port = await freePort();
+    let redis: ChildProcess;
+    try {
+      redis = await startRedis(port);
+    } catch {
+      this.skip();
+    }
+    const gw = await startTestGateway({ env: { REDIS_URL: `redis://127.0.0.1:${port}`, USAGE_FLUSH_MS: '500' } });
+    try {
+      const c = await gw.admin.customer({ rpm_limit: 1_000_000, monthly_quota: 2_000_000_000 });
+      const faults = (async () => {
+        await sleep(1000);
+        redis!.kill('SIGKILL');
+        await sleep(1500);
+        redis = await startRedis(port);
+      })();
+      const { statuses, bad } = await load(4500, 6, () => gw.getWithKey(c.key, '/v1/colors'));
+      await faults;
+      console.log(`      statuses ${JSON.stringify(Object.fromEntries(statuses))} across a Redis kill and restart`);
+      expect(bad).to.deep.equal([]);
+      expect([...statuses.keys()]).to.deep.equal([200]);
+      // every admitted call reaches PostgreSQL: compare after the write-through interval
+      await gw.limiter.flush();
+      const usage = await gw.admin.usage(c.org);
+      expect(usage.requests).to.equal(statuses.get(200));
+    } finally {
+      await gw.close();
+      redis!.kill('SIGKILL');
+    }
+  });
+
+  it('PostgreSQL connections terminated under load: JSON errors at worst, then recovery by itself', async function () {
+    if (!REAL_DATABASE_URL) this.skip();
+    const scratch = (await createScratchDatabase())!;
+    const gw = await startTestGateway({ env: { DATABASE_URL: scratch.url, AUTH_CACHE_TTL_MS: '50' } });
+    const admin = new pg.Client({ connectionString: REAL_DATABASE_URL });
+    await admin.connect();
+    const dbName = new URL(scratch.url).pathname.slice(1);
+    try {
+      const c = await gw.admin.customer({ rpm_limit: 1_000_000, monthly_quota: 2_000_000_000 });
+      let terminated = 0;
+      const faults = (async () => {
+        for (let i = 0; i < 4; i++) {
+          await sleep(600);
+          const r = await admin.query('SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [dbName]);
+          terminated += r.rows[0].n as number;
+        }
+      })();
+      const { statuses, bad } = await load(3200, 6, () => gw.getWithKey(c.key, '/v1/makes'));
+      await faults;
+      console.log(`      statuses ${JSON.stringify(Object.fromEntries(statuses))}; ${terminated} connections terminated`);
+      expect(terminated).to.be.greaterThan(0);
+      expect(bad).to.deep.equal([]);
+      for (const s of statuses.keys()) expect(s, 'only 200 or a clean 500/503').to.be.oneOf([200, 500, 503]);
+      // recovery: with nothing terminated any more, every call succeeds again
+      await sleep(300);
+      const after = await load(800, 4, () => gw.getWithKey(c.key, '/v1/makes'));
+      expect([...after.statuses.keys()]).to.deep.equal([200]);
+      expect((await gw.get('/readyz')).status).to.equal(200);
+    } finally {
+      await admin.end();
+      await gw.close();
+      await scratch.drop();
+    }
+  });
+});
