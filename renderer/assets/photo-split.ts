@@ -328,7 +328,30 @@ export function diffuseLayer(v: PhotoView, hl: Highlights, neutral: Rgb): SplitL
   const medianD = known.length ? known[known.length >> 1]! : 0.5;
   fillFromNeighbours(d, s, state, v.width, v.height, [medianD, 0]);
   unmixEdges(v, hl.y, yn, d, s);
+  boundByBase(v, hl.y, yn, d, s);
   return { diffuse: d, specular: s };
+}
+
+/**
+ * A partly painted pixel's paint cannot be brighter than the pixel (the rest, R = Y − m·P, would be
+ * negative: the compositor would clamp it and the paint's light would be counted twice), nor so dim
+ * that the rest would exceed 1 − m. Filled values break that where the paint's light changes fast
+ * (paint seen through glass, a sill in shadow): there D and S are scaled down, or S raised.
+ */
+function boundByBase(v: PhotoView, y: Float32Array, yn: number, d: Float32Array, s: Float32Array): void {
+  for (let i = 0; i < v.paint.length; i++) {
+    const m8 = v.paint[i]!;
+    if (m8 === 0 || m8 === 255) continue;
+    const m = m8 / 255;
+    const p = yn * d[i]! + s[i]!;
+    const hi = y[i]! / m;
+    const lo = (y[i]! - (1 - m)) / m;
+    if (p > hi) {
+      const k = p > 0 ? hi / p : 0;
+      d[i]! *= k;
+      s[i]! *= k;
+    } else if (p < lo) s[i] = Math.min(1, s[i]! + (lo - p));
+  }
 }
 
 /** Partly painted pixels at least this painted take their paint's light from the unmixed base. */
