@@ -1,0 +1,116 @@
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRendererClient } from '../../shared/render-client.ts';
+
+/**
+ * Memory soak, bounded (about 30 s): a renderer process (cpu, 2 workers, RENDER_CACHE_MB=128) under a
+ * mixed load (views, formats, widths 200..2400, colours, shadow, plates). Reports RSS at start, after
+ * warm-up and at the end; after warm-up RSS must stay flat, and within the cache budget plus the
+ * documented overhead (docs/deploy.md, "Metrics").
+ */
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const CACHE_MB = 128;
+const OVERHEAD_MB = 600;
+const WARM_S = Number(process.env.SOAK_WARM_S ?? 12);
+const RUN_S = Number(process.env.SOAK_RUN_S ?? 18);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+describe('renderer memory soak (bounded)', function () {
+  this.timeout(120_000);
+  let child: ChildProcess | null = null;
+  after(() => {
+    if (child && child.exitCode === null) child.kill('SIGKILL');
+  });
+
+  it(`RSS stays flat after warm-up and within RENDER_CACHE_MB (${CACHE_MB}) + ${OVERHEAD_MB} MB`, async () => {
+    const port = await freePort();
+    const metricsPort = await freePort();
+    child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'renderer', 'main.ts')], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, RENDERER_PORT: String(port), RENDERER_HOST: '127.0.0.1', RENDERER_METRICS_PORT: String(metricsPort), RENDER_BACKEND: 'cpu', RENDER_WORKERS: '2', RENDER_CACHE_MB: String(CACHE_MB), LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const pid = child.pid!;
+    const rss = () => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+    for (let i = 0; ; i++) {
+      const ok = await new Promise<boolean>((r) => {
+        const s = net.connect(port, '127.0.0.1', () => {
+          s.end();
+          r(true);
+        });
+        s.on('error', () => r(false));
+      });
+      if (ok) break;
+      if (i > 300) throw new Error('renderer did not start');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const client = createRendererClient({ addresses: `127.0.0.1:${port}` });
+    const views = ['front_left', 'front', 'rear', 'side_left', 'top_down', 'rear_right'] as const;
+    const formats = ['webp', 'png', 'jpeg'] as const;
+    /** Bytes held by the renderer's caches (renderer_cache_bytes), in MB. */
+    const cacheMb = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      return [...text.matchAll(/^renderer_cache_bytes\{cache="\w+"\} (\S+)$/gm)].reduce((a, m) => a + Number(m[1]), 0) / 1048576;
+    };
+    const atStart = rss();
+    let atWarm = 0;
+    let cacheWarm = 0;
+    let n = 0;
+    let failed = 0;
+    const t0 = Date.now();
+    const warmTimer = setTimeout(() => {
+      atWarm = rss();
+      void cacheMb().then((c) => (cacheWarm = c));
+    }, WARM_S * 1000);
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (Date.now() - t0 < (WARM_S + RUN_S) * 1000) {
+          const i = n++;
+          try {
+            const { body } = await client.render(
+              {
+                assetSet: 'synthetic',
+                view: views[i % views.length]!,
+                color: `#${((i * 2654435761) >>> 8).toString(16).padStart(6, '0').slice(-6)}`,
+                shadow: i % 2 === 0,
+                plate: i % 3 === 0 ? 'AB 123' : null,
+                format: formats[i % 3]!,
+                width: 200 + ((i * 373) % 2201),
+                background: 'studio',
+              },
+              { deadlineMs: 20_000 },
+            );
+            for await (const _ of body) void _;
+          } catch {
+            failed++;
+          }
+        }
+      }),
+    );
+    clearTimeout(warmTimer);
+    const atEnd = rss();
+    const cacheEnd = await cacheMb();
+    client.close();
+    const growth = atEnd - atWarm - (cacheEnd - cacheWarm);
+    console.log(
+      `      ${n} renders; RSS MB start ${atStart.toFixed(0)}, after ${WARM_S} s warm-up ${atWarm.toFixed(0)}, after ${RUN_S} s more ${atEnd.toFixed(0)}` +
+        ` (caches ${cacheWarm.toFixed(0)} -> ${cacheEnd.toFixed(0)} MB; growth outside the caches ${growth.toFixed(0)} MB)`,
+    );
+    expect(failed).to.equal(0);
+    // what the caches add is bounded by RENDER_CACHE_MB; everything else must stay flat
+    expect(growth, 'RSS growth after warm-up outside the caches (MB)').to.be.below(60);
+    expect(atEnd).to.be.below(CACHE_MB + OVERHEAD_MB);
+  });
+});
