@@ -96,6 +96,8 @@ export interface FixtureOptions {
   textures?: boolean;
   /** Leave out the paint (for the "no paint" failure). */
   noPaint?: boolean;
+  /** A black trim panel 3 cm in front of the front plate, hiding it. */
+  coverFrontPlate?: boolean;
 }
 
 /** A small image: 8 x 4 px, left half red, right half blue (so orientation and decoding can be checked). */
@@ -152,6 +154,7 @@ export async function writeFixtureCar(file: string, opts: FixtureOptions = {}): 
   const plate = mat('License_Plate', [0.9, 0.9, 0.9, 1]);
   add('Plate_Front', box(CAR.plateFront.min, CAR.plateFront.max), plate);
   add('Plate_Rear', box(CAR.plateRear.min, CAR.plateRear.max), plate);
+  if (opts.coverFrontPlate) add('Guard_Panel', box([2.12, 0.42, -0.32], [2.15, 0.59, 0.32]), mat('Trim_Black', [0.02, 0.02, 0.02, 1]));
   const head = mat('Headlight_Lens', [0.9, 0.9, 0.9, 1], { emissive: [0.2, 0.2, 0.2] });
   const tail = mat('Taillight_Lens', [0.8, 0.02, 0.02, 1], { emissive: [0.4, 0, 0] });
   for (const sz of [-1, 1]) {

@@ -160,6 +160,16 @@ describe('studio: glTF baker (npm run bake -- gltf)', function () {
     }
   });
 
+  it('leaves the quad out (null) where the plate is hidden', async () => {
+    const model = path.join(tmp, 'covered.glb');
+    await writeFixtureCar(model, { coverFrontPlate: true });
+    const r = await runCli([model, '--out', path.join(tmp, 'covered'), '--width', String(W), '--views', 'front,rear', '--quiet']);
+    assert.equal(r.code, 0, r.errors.join('\n'));
+    const set = JSON.parse(fs.readFileSync(path.join(tmp, 'covered', 'covered', 'set.json'), 'utf8')) as SetJson;
+    assert.equal(set.views.front!.plate_quad, null, 'the front plate is behind a panel');
+    assert.ok(set.views.rear!.plate_quad, 'the rear plate is seen');
+  });
+
   it('bakes the Draco and the Z-up centimetre variants like the plain one', async () => {
     const ref = JSON.parse(fs.readFileSync(path.join(out, 'car-plain', 'set.json'), 'utf8')) as SetJson;
     for (const id of ['car-draco', 'car-zup-cm']) {

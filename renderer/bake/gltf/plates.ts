@@ -1,7 +1,7 @@
 /**
  * Plate faces of a normalised glTF car: the front and rear plate meshes' outer faces as quads
- * (TL, TR, BR, BL seen from outside), or rectangles from the role map; and whether a camera sees a
- * plate (facing it, and not hidden behind other parts).
+ * (TL, TR, BR, BL seen from outside), or rectangles from the role map. Whether a view sees its plate
+ * is decided after the bake, on the pictures (plate-check.ts).
  */
 import * as THREE from 'three';
 import type { RoleMap } from './roles.ts';
@@ -112,38 +112,4 @@ export function plateFaceFromMap(map: RoleMap | undefined, side: 'front' | 'rear
   }
   const normal = new THREE.Vector3(side === 'front' ? 1 : -1, 0, 0);
   return { corners: rectCorners(new THREE.Vector3(...def.center), normal, def.size[0] / 2, def.size[1] / 2), normal };
-}
-
-/**
- * Whether `camera` sees the plate: it faces the camera (more than 8° off edge-on), and most sample
- * points on its face are not hidden behind other parts (rays from the face towards the camera hit
- * nothing but the plate itself and glass).
- */
-export function plateSeen(face: PlateFace, camera: THREE.Camera, occluders: THREE.Object3D[]): boolean {
-  const camPos = new THREE.Vector3().setFromMatrixPosition(camera.matrixWorld);
-  const c = new THREE.Vector3();
-  for (const p of face.corners) c.add(p);
-  c.divideScalar(4);
-  const toCam = camPos.clone().sub(c).normalize();
-  if (toCam.dot(face.normal) < Math.sin((8 * Math.PI) / 180)) return false;
-  const ray = new THREE.Raycaster();
-  const [tl, tr, , bl] = face.corners as [THREE.Vector3, THREE.Vector3, THREE.Vector3, THREE.Vector3];
-  const ux = tr.clone().sub(tl), vy = bl.clone().sub(tl);
-  let seen = 0, total = 0;
-  for (const fu of [0.1, 0.5, 0.9]) {
-    for (const fv of [0.2, 0.8]) {
-      const p = tl.clone().addScaledVector(ux, fu).addScaledVector(vy, fv).addScaledVector(face.normal, 0.004);
-      const dir = camPos.clone().sub(p);
-      const dist = dir.length();
-      ray.set(p, dir.normalize());
-      ray.far = dist;
-      const hits = ray.intersectObjects(occluders, true).filter((h) => {
-        const role = (h.object as THREE.Mesh).userData.role as string | undefined;
-        return h.object.visible && role !== 'plate' && role !== 'glass' && role !== 'hide';
-      });
-      total++;
-      if (hits.length === 0) seen++;
-    }
-  }
-  return seen * 2 > total;
 }

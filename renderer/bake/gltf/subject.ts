@@ -10,7 +10,7 @@ import * as THREE from 'three';
 import type { StudioSubject } from '../subject.ts';
 import { GltfInputError, loadGltf } from './load.ts';
 import { axisLabel, detectOrientation, normaliseScene, parseAxis, type Orientation, type Part } from './normalise.ts';
-import { plateFaceFromMap, plateFaceFromMeshes, plateSeen, type PlateFace } from './plates.ts';
+import { plateFaceFromMap, plateFaceFromMeshes, type PlateFace } from './plates.ts';
 import { classify, mapRules, roleFromMap, type RoleMap } from './roles.ts';
 
 export interface GltfSubject extends StudioSubject {
@@ -21,8 +21,6 @@ export interface GltfSubject extends StudioSubject {
   warnings: string[];
   orientation: Orientation;
   parts: Array<{ role: string; why: string; material: string; node: string }>;
-  /** Whether a camera sees the front or rear plate (facing it, not hidden behind other parts). */
-  plateSeen(which: 'front' | 'rear', camera: THREE.Camera): boolean;
 }
 
 /** Names of a mesh's nodes, nearest first, as written in the file. */
@@ -151,7 +149,6 @@ export async function gltfSubject(file: string, map?: RoleMap, opts: { mapFile?:
     typeof credit.license === 'string' ? `licence ${credit.license}` : null,
     loaded.asset.copyright ? `© ${loaded.asset.copyright}` : null,
   ].filter(Boolean).join(', ');
-  const occluders = [group];
   return {
     group,
     plates: { front: faces.front?.corners ?? null, rear: faces.rear?.corners ?? null },
@@ -169,9 +166,5 @@ export async function gltfSubject(file: string, map?: RoleMap, opts: { mapFile?:
     warnings: loaded.warnings,
     orientation,
     parts: parts.map((p) => ({ role: p.role, why: p.why, material: p.materialName, node: p.nodeNames[0] ?? '' })),
-    plateSeen(which, camera) {
-      const f = faces[which];
-      return f ? plateSeen(f, camera, occluders) : false;
-    },
   };
 }
