@@ -362,7 +362,9 @@ export const UNMIX_MIN_PAINT = 128;
  * light (Tn·D + S). With R's luminance taken from the nearest unpainted pixels (ring by ring),
  * P = (Y − (1 − m)·R)/m is the paint's own light at the very edge, which the fill from inside only
  * guesses. S keeps the filled value (at most P), D takes the rest. Only where m ≥ UNMIX_MIN_PAINT:
- * below, the division would magnify the error in R, and the filled values stay.
+ * below, the division would magnify the error in R, and the filled values stay. Wide partly painted
+ * areas (no full and no empty mask within 2 px: paint seen through glass, m the glass's transmission)
+ * are unmixed at any m, with the rest taken whole from the unpainted glass beside: P = (Y − R)/m.
  */
 function unmixEdges(v: PhotoView, y: Float32Array, yn: number, d: Float32Array, s: Float32Array): void {
   const n = v.width * v.height;
@@ -381,11 +383,20 @@ function unmixEdges(v: PhotoView, y: Float32Array, yn: number, d: Float32Array, 
   }
   if (!any) return;
   fillFromNeighbours(r, new Float32Array(n), state, v.width, v.height, [NaN, 0]);
+  // wide partly painted areas (neither full paint nor none within 2 px) are paint seen through glass
+  const near = new Float32Array(n);
+  for (let i = 0; i < n; i++) near[i] = v.paint[i] === 0 || v.paint[i] === 255 ? 1 : 0;
+  squareFilter(near, v.width, v.height, 2, true);
   for (let i = 0; i < n; i++) {
     const m8 = v.paint[i]!;
-    if (m8 < UNMIX_MIN_PAINT || m8 === 255 || Number.isNaN(r[i]!)) continue;
+    if (m8 === 0 || m8 === 255 || Number.isNaN(r[i]!)) continue;
+    const throughGlass = near[i] === 0;
+    if (!throughGlass && m8 < UNMIX_MIN_PAINT) continue;
     const m = m8 / 255;
-    const p = Math.max(0, Math.min(1, (y[i]! - (1 - m) * r[i]!) / m));
+    // at an edge the rest is (1 − m) of the neighbour; through glass it is the glass's own light,
+    // which the unpainted glass beside shows whole
+    const rest = throughGlass ? r[i]! : (1 - m) * r[i]!;
+    const p = Math.max(0, Math.min(1, (y[i]! - rest) / m));
     const si = Math.min(s[i]!, p);
     let di = (p - si) / yn;
     di = di < 0 ? 0 : di > 1 ? 1 : di;
