@@ -50,7 +50,7 @@ const MAX_ASKED_DE = 2;
 /** Loose guards on the per-pixel figures (the broad reflections a top-hat cannot separate). */
 const MAX_PIXEL_DE = 4.5;
 const MAX_EDGE_BLACK_DE = 12;
-const MAX_GLASS_BLACK_DE = 30;
+const MAX_GLASS_BLACK_DE = 15;
 
 function format2(id: string, dir = ASSETS): boolean {
   try {
