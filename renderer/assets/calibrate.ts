@@ -20,8 +20,25 @@ export interface ViewCalibration {
   specular_floor: number;
 }
 
+/**
+ * Bumped whenever the fit changes: every revision of a set whose calibration this file computed ends
+ * in `-cal<version>` (calibratedRevision), so a re-fit changes the set's ETags and cache keys.
+ */
+export const CALIBRATION_VERSION = 2;
+
+/** A set revision with its calibration version: any earlier `-calN` suffix replaced. */
+export function calibratedRevision(revision: string): string {
+  return `${revision.replace(/-cal\d+$/, '')}-cal${CALIBRATION_VERSION}`;
+}
+
 /** Share of the reference region's colour the clear coat's dim reflections may add on black paint. */
 const BLACK_LIFT = 0.1;
+/**
+ * The floor is fitted so that this quantile (not only the median) of black paint's region stays within
+ * BLACK_LIFT: on a roof that mirrors the softboxes the region's S is spread wide, and a median fitted
+ * exactly would move with the region at another level of the picture.
+ */
+const FLOOR_QUANTILE = 0.6;
 /** The darkest colour the floor is fitted on: the spec's named black. */
 const BLACK = srgbToLinear(0x1a / 255);
 
@@ -78,7 +95,7 @@ export function calibrateView(input: CalibrationInput): ViewCalibration {
   const lifted = (floor: number) => {
     const v = new Float32Array(region.length);
     for (let k = 0; k < region.length; k++) v[k] = BLACK * gain * d[k]! + Math.max(0, s[k]! - floor);
-    return median(v);
+    return quantile(v.sort(), FLOOR_QUANTILE);
   };
   let lo = 0;
   let hi = 0;

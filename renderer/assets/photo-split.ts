@@ -27,7 +27,7 @@ import sharp, { type OutputInfo } from 'sharp';
 import { z } from 'zod';
 import { VIEW_IDS, isViewId, sortViews, type ViewId } from '../../shared/views.ts';
 import { LUMA, SRGB8_TO_LINEAR, hexToLinear, linearToSrgb } from '../color/srgb.ts';
-import { calibrateView, type ViewCalibration } from './calibrate.ts';
+import { calibratedRevision, calibrateView, type ViewCalibration } from './calibrate.ts';
 import { LIGHT8_TO_LINEAR, encodeLight8 } from './light-encoding.ts';
 import { AssetSetError, MAX_LAYER_WIDTH, SET_ID_RE, readSetMeta } from './set-format.ts';
 
@@ -754,7 +754,7 @@ export async function splitPhotographedSet(inDir: string, outDir: string, opts: 
   await fs.mkdir(staging, { recursive: true });
   const report: SplitReport = {
     id: input.id,
-    revision: `${input.revision}-split${SPLIT_VERSION}`,
+    revision: calibratedRevision(`${input.revision}-split${SPLIT_VERSION}`),
     dir: outDir,
     neutral_paint: hex,
     neutral_estimated: estimated,

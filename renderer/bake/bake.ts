@@ -17,7 +17,7 @@ import sharp from 'sharp';
 import { hexToLinear } from '../color/srgb.ts';
 import * as THREE from 'three';
 import { VIEW_IDS, type ViewId } from '../../shared/views.ts';
-import { calibrateView, type ViewCalibration } from '../assets/calibrate.ts';
+import { calibratedRevision, calibrateView, type ViewCalibration } from '../assets/calibrate.ts';
 import { encodeLight16, encodeLight8, LIGHT8_TO_LINEAR } from '../assets/light-encoding.ts';
 import { StudioMaterials, type Pass } from './materials.ts';
 import { proceduralSubject } from './procedural.ts';
@@ -121,7 +121,7 @@ export function subjectRevision(subject: StudioSubject, opts: Pick<BakeOptions, 
       w: opts.width, h: opts.height, s: opts.samples, ss: opts.supersample, d: opts.lightDepth,
     }))
     .digest('hex');
-  return `bake${BAKER_VERSION}-${h.slice(0, 12)}`;
+  return calibratedRevision(`bake${BAKER_VERSION}-${h.slice(0, 12)}`);
 }
 
 /** Sub-pixel offsets of the jittered renders (pixels): interleaved with the 4x MSAA pattern, mean 0. */

@@ -64,7 +64,7 @@ describe('admin CLI: photographed asset sets', function () {
     const r = await cli(['assets', 'split', input, '--out', out]);
     expect(r.code, r.err).to.equal(0);
     const report = JSON.parse(r.out);
-    expect(report).to.include({ id: 'studio-photo', revision: 'shoot-1-split1', neutral_estimated: false });
+    expect(report).to.include({ id: 'studio-photo', revision: 'shoot-1-split1-cal2', neutral_estimated: false });
     const json = JSON.parse(fs.readFileSync(path.join(out, 'set.json'), 'utf8'));
     expect(json.format).to.equal(2);
     expect(json.source.kind).to.equal('photographed');
@@ -86,7 +86,7 @@ describe('admin CLI: photographed asset sets', function () {
     const r = await cli(['assets', 'import', input]);
     expect(r.code, r.err).to.equal(0);
     expect(r.err).to.contain('a photographed set');
-    expect(JSON.parse(r.out)).to.include({ imported: 'studio-photo', revision: 'shoot-1-split1' });
+    expect(JSON.parse(r.out)).to.include({ imported: 'studio-photo', revision: 'shoot-1-split1-cal2' });
     const target = path.join(assetsDir, 'studio-photo');
     expect(fs.existsSync(path.join(target, 'front', 'diffuse.png'))).to.equal(true);
     expect((await readSetMeta(target)).views.front!.calibration.diffuseGain).to.be.greaterThan(0);

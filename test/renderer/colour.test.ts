@@ -104,8 +104,8 @@ function lstar(y: number): number {
 }
 
 /**
- * Light seams on black: edge pixels of the paint mask (0 < m < 255) that the render makes lighter, by
- * more than 2 L*, than every mostly-paint or mostly-not-paint pixel of their 3x3 neighbourhood and than
+ * Light seams on black: edge pixels of the paint mask (0 < m < 255) with mostly-paint and mostly-not-
+ * paint pixels around them, that the render makes lighter, by more than 2 L*, than all those and than
  * their own paint's colour, where the shot itself (the base) is not lighter there than around it. A
  * glass edge or a rail that catches a softbox is light in the shot too and stays light in any colour;
  * a seam is neutral paint left over where the shot has none to show.
@@ -128,18 +128,23 @@ function seamShare(data: Buffer, layers: Layers, set: AssetSetMeta, view: (typeo
       if (m === 0 || m === 255) continue;
       let ref = -Infinity;
       let refBase = -Infinity;
+      let paintSide = false;
+      let otherSide = false;
       for (let dy = -1; dy <= 1; dy++) {
         for (let dx = -1; dx <= 1; dx++) {
           const j = i + dy * w + dx;
           // the two sides of the edge: neighbours mostly paint or mostly not (a feature thinner than a
           // pixel, like a shut line or a lamp strip, has no pixel wholly its own)
-          if (j !== i && (paint[j]! <= 64 || paint[j]! >= 191)) {
-            ref = Math.max(ref, L(j));
-            refBase = Math.max(refBase, LB(j));
-          }
+          if (j === i) continue;
+          if (paint[j]! >= 191) paintSide = true;
+          else if (paint[j]! <= 64) otherSide = true;
+          else continue;
+          ref = Math.max(ref, L(j));
+          refBase = Math.max(refBase, LB(j));
         }
       }
-      if (ref === -Infinity) continue;
+      // an edge between paint and something else (not the rim of paint seen through glass)
+      if (!paintSide || !otherSide) continue;
       edges++;
       if (LB(i) > refBase + 2) continue; // a highlight of the shot itself
       const own = lstar(Math.min(1, tl * diffuseGain * (diffuse[i]! / 65535) + Math.max(0, specular[i]! / 65535 - specularFloor)));

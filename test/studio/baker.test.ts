@@ -52,6 +52,7 @@ describe('studio: baker', function () {
 
   it('bakes a small set deterministically, in format 2 (coverage, calibration, source, backdrop)', async () => {
     const { bakeSet, BAKER_VERSION } = await import('../../renderer/bake/bake.ts');
+    const { CALIBRATION_VERSION } = await import('../../renderer/assets/calibrate.ts');
     const { findSet } = await import('../../renderer/bake/styles.ts');
     const def = findSet('hatchback-b')!;
     const opts = { width: 320, height: 180, views, samples: 4, supersample: 4, lightDepth: 8 as const };
@@ -60,7 +61,7 @@ describe('studio: baker', function () {
     const ra = await bakeSet(gl.renderer, def, a, opts);
     const rb = await bakeSet(gl.renderer, def, b, opts);
     assert.equal(ra.revision, rb.revision);
-    assert.match(ra.revision, new RegExp(`^bake${BAKER_VERSION}-[0-9a-f]{12}$`));
+    assert.match(ra.revision, new RegExp(`^bake${BAKER_VERSION}-[0-9a-f]{12}-cal${CALIBRATION_VERSION}$`));
     const da = digestTree(a);
     const layers = (v: string, shadow: boolean) =>
       ['base', 'coverage', 'diffuse', 'paint', ...(shadow ? ['shadow'] : []), 'specular'].map((l) => `${v}/${l}.png`);
