@@ -30,7 +30,7 @@ const KINDS: Record<string, [Cat, string, string]> = {
   estate: ['passenger-car', 'estate-a', 'estate-a'],
   suv: ['suv', 'suv-a', 'suv-a'],
   crossover: ['suv', 'suv-a', 'hatchback-a'],
-  coupe: ['sports', 'coupe-a', 'coupe-a'],
+  coupe: ['sports', 'sportscoupe-a', 'roadster-50s-a'],
   pickup: ['pickup', 'pickup-a', 'pickup-a'],
   van: ['light-commercial', 'van-a', 'van-a'],
 };

@@ -147,7 +147,7 @@ export const SETS: SetDef[] = [
 ];
 
 export const DEFAULT_SET_IDS = [
-  'sedan-a', 'hatchback-a', 'hatchback-b', 'estate-a', 'suv-a', 'coupe-a', 'pickup-a', 'van-a',
+  'sedan-a', 'hatchback-a', 'hatchback-b', 'estate-a', 'suv-a', 'pickup-a', 'van-a',
 ] as const;
 
 export function findSet(id: string): SetDef | undefined {

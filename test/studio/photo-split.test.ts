@@ -40,7 +40,7 @@ import { LUMA, SRGB8_TO_LINEAR, hexToLinear } from '../../renderer/color/srgb.ts
 const ASSETS = path.resolve('assets');
 const BAKED_DIR = path.resolve(process.env.PHOTO_SPLIT_ASSETS ?? 'assets');
 /** Baked sets tried in order (the first in format 2 is used), then the committed synthetic set. */
-const BAKED = [process.env.PHOTO_SPLIT_SET, 'coupe-a', 'sedan-a', 'suv-a', 'hatchback-a'].filter(Boolean) as string[];
+const BAKED = [process.env.PHOTO_SPLIT_SET, 'sedan-a', 'suv-a', 'hatchback-a'].filter(Boolean) as string[];
 const VIEWS: ViewId[] = ['side_right', 'front_left', 'rear', 'top_down'];
 /** Thresholds on the ΔE00 between the derived and the true set's render colour. */
 const MAX_MEAN_DE = 1.5;
