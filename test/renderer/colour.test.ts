@@ -16,7 +16,7 @@ import type { Layers } from '../../renderer/assets/layers.ts';
 import type { AssetSetMeta } from '../../renderer/assets/set-format.ts';
 import { CpuCompositor } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { ciede2000, hexToLab, srgb8ToLab } from '../../renderer/color/ciede2000.ts';
-import { SRGB8_TO_LINEAR, hexToLinear } from '../../renderer/color/srgb.ts';
+import { SRGB8_TO_LINEAR, hexToLinear, srgbToLinear } from '../../renderer/color/srgb.ts';
 import { hueDistance, linearToOklab, oklabLch } from '../../renderer/color/oklab.ts';
 import { layersStep } from '../../renderer/pipeline/steps/01-layers.ts';
 import { encodeStep } from '../../renderer/pipeline/steps/04-encode.ts';
@@ -98,6 +98,9 @@ function clippedShare(data: Buffer, layers: Layers, hex: string): number {
   return n ? clipped / n : 0;
 }
 
+/** Half the linear step between an 8-bit sRGB code and its neighbours. */
+const STEP = Float32Array.from({ length: 256 }, (_, c) => (srgbToLinear(Math.min(255, c + 0.5) / 255) - srgbToLinear(Math.max(0, c - 0.5) / 255)) / 2);
+
 /** CIE L* of linear luminance. */
 function lstar(y: number): number {
   return y > 216 / 24389 ? 116 * Math.cbrt(y) - 16 : (24389 / 27) * y;
@@ -148,7 +151,12 @@ function seamShare(data: Buffer, layers: Layers, set: AssetSetMeta, view: (typeo
       edges++;
       if (LB(i) > refBase + 2) continue; // a highlight of the shot itself
       const own = lstar(Math.min(1, tl * diffuseGain * (diffuse[i]! / 65535) + Math.max(0, specular[i]! / 65535 - specularFloor)));
-      if (L(i) > Math.max(ref, own) + 2) seams++;
+      // what is taken out of the base is known only to the base's 8-bit precision: half a step there
+      // (about 0.002 in linear light at the neutral paint's level) may stay in the pixel; a seam is more
+      const b = layers.base;
+      const halfStep = 0.2126 * STEP[b[i * 3]!]! + 0.7152 * STEP[b[i * 3 + 1]!]! + 0.0722 * STEP[b[i * 3 + 2]!]!;
+      const out = 0.2126 * SRGB8_TO_LINEAR[data[i * 3]!]! + 0.7152 * SRGB8_TO_LINEAR[data[i * 3 + 1]!]! + 0.0722 * SRGB8_TO_LINEAR[data[i * 3 + 2]!]!;
+      if (lstar(Math.max(0, out - halfStep)) > Math.max(ref, own) + 2) seams++;
     }
   }
   return { share: edges ? seams / edges : 0, edges };
