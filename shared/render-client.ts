@@ -120,6 +120,14 @@ interface WireMessage {
   chunk?: Buffer;
 }
 
+function bufferedBody(chunks: Buffer[]): AsyncIterable<Buffer> {
+  return {
+    async *[Symbol.asyncIterator]() {
+      yield* chunks;
+    },
+  };
+}
+
 function toServiceError(e: unknown): ServiceError {
   if (e instanceof ServiceError) return e;
   const err = e as Partial<grpc.ServiceError>;
@@ -338,7 +346,8 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
                 if (r.done) {
                   finished = true;
                   if (received !== header.byteLength) {
-                    throw new ServiceError('internal', undefined, {
+                    // a stream cut short is the transport's failure: another renderer may answer
+                    throw new ServiceError('unavailable', undefined, {
                       detail: `renderer sent ${received} of ${header.byteLength} bytes`,
                     });
                   }
@@ -351,7 +360,10 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
               }
             } catch (e) {
               finished = true;
-              throw toServiceError(e);
+              const se = toServiceError(e);
+              // after its header a renderer only sends bytes: any break now is the connection's
+              if (se.code === 'internal') throw new ServiceError('unavailable', undefined, { cause: e, detail: 'renderer stream broke after its header' });
+              throw se;
             }
           },
           async return(): Promise<IteratorResult<Buffer>> {
@@ -379,7 +391,15 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
       if (req.plate !== null) wire.plate = req.plate;
       if (req.background && req.background !== 'studio') wire.background = BACKGROUND_TO_PROTO[req.background];
       const deadline = new Date(Date.now() + deadlineMs);
-      return withFailover(deadline.getTime(), callOpts.signal, (c) => renderOnce(c, wire, deadline, callOpts));
+      return withFailover(deadline.getTime(), callOpts.signal, async (c) => {
+        // The whole picture is read inside the failover: a renderer that dies after its header (a
+        // SIGKILLed pod mid-stream) is retried on another like one that died before it. Pictures are
+        // a few MB at most, and the gateway sends nothing before it has them all anyway.
+        const stream = await renderOnce(c, wire, deadline, callOpts);
+        const chunks: Buffer[] = [];
+        for await (const b of stream.body) chunks.push(b);
+        return { header: stream.header, body: bufferedBody(chunks) };
+      });
     },
 
     async describeSet(id, o = {}) {
