@@ -109,8 +109,10 @@ describe('renderer memory soak (bounded)', function () {
         ` (caches ${cacheWarm.toFixed(0)} -> ${cacheEnd.toFixed(0)} MB; growth outside the caches ${growth.toFixed(0)} MB)`,
     );
     expect(failed).to.equal(0);
-    // what the caches add is bounded by RENDER_CACHE_MB; everything else must stay flat
-    expect(growth, 'RSS growth after warm-up outside the caches (MB)').to.be.below(60);
+    // what the caches add is bounded by RENDER_CACHE_MB; everything else must stay flat. The allocator
+    // alone moves RSS by tens of MB over 18 s (two CI passes of the same code: -15 and +80 MB), so the
+    // bound sits above that noise and well below the 286 MB the worker-buffer leak grew in this time.
+    expect(growth, 'RSS growth after warm-up outside the caches (MB)').to.be.below(150);
     expect(atEnd).to.be.below(CACHE_MB + OVERHEAD_MB);
   });
 });
