@@ -29,7 +29,7 @@ import { VIEW_IDS, isViewId, sortViews, type ViewId } from '../../shared/views.t
 import { LUMA, SRGB8_TO_LINEAR, hexToLinear, linearToSrgb } from '../color/srgb.ts';
 import { calibratedRevision, calibrateView, type ViewCalibration } from './calibrate.ts';
 import { LIGHT8_TO_LINEAR, encodeLight8 } from './light-encoding.ts';
-import { AssetSetError, MAX_LAYER_WIDTH, SET_ID_RE, readSetMeta } from './set-format.ts';
+import { AssetSetError, MAX_LAYER_WIDTH, SET_ID_RE, readSetJson, readSetMeta } from './set-format.ts';
 
 /** Bumped whenever the split's output for the same input changes; part of the written revision. */
 export const SPLIT_VERSION = 1;
@@ -659,24 +659,7 @@ export async function splitPhotographedSet(inDir: string, outDir: string, opts: 
   inDir = path.resolve(inDir);
   outDir = path.resolve(outDir);
   const setFile = path.join(inDir, 'set.json');
-  let raw: string;
-  try {
-    raw = await fs.readFile(setFile, 'utf8');
-  } catch (e) {
-    throw new AssetSetError(setFile, `cannot read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch (e) {
-    throw new AssetSetError(setFile, `invalid JSON: ${(e as Error).message}`);
-  }
-  const parsed = inputSetSchema.safeParse(json);
-  if (!parsed.success) {
-    const first = parsed.error.issues[0]!;
-    throw new AssetSetError(setFile, `${first.path.join('.') || '(root)'}: ${first.message}`);
-  }
-  const input = parsed.data;
+  const input = await readSetJson(setFile, inputSetSchema);
   if (path.basename(outDir) !== input.id) {
     throw new AssetSetError(outDir, `the output folder's name must be the set id "${input.id}" (the renderer finds sets by folder name)`);
   }

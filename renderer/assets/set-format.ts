@@ -112,13 +112,8 @@ function isConvex(q: Quad): boolean {
   return true;
 }
 
-/**
- * Reads and validates one set: set.json's shape, the view ids, each view's layer files (present,
- * PNG, size, channels, depth) and plate quad. Throws AssetSetError naming the offending file.
- * Decodes no pixels (sharp reads the headers only).
- */
-export async function readSetMeta(dir: string): Promise<AssetSetMeta> {
-  const setFile = path.join(dir, 'set.json');
+/** Reads a set.json (or a photographed shoot's) and checks it against `schema`; errors name the file. */
+export async function readSetJson<S extends z.ZodType>(setFile: string, schema: S): Promise<z.output<S>> {
   let raw: string;
   try {
     raw = await fs.readFile(setFile, 'utf8');
@@ -131,12 +126,22 @@ export async function readSetMeta(dir: string): Promise<AssetSetMeta> {
   } catch (e) {
     throw new AssetSetError(setFile, `invalid JSON: ${(e as Error).message}`);
   }
-  const parsed = setSchema.safeParse(json);
+  const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const first = parsed.error.issues[0]!;
     throw new AssetSetError(setFile, `${first.path.join('.') || '(root)'}: ${first.message}`);
   }
-  const s = parsed.data;
+  return parsed.data;
+}
+
+/**
+ * Reads and validates one set: set.json's shape, the view ids, each view's layer files (present,
+ * PNG, size, channels, depth) and plate quad. Throws AssetSetError naming the offending file.
+ * Decodes no pixels (sharp reads the headers only).
+ */
+export async function readSetMeta(dir: string): Promise<AssetSetMeta> {
+  const setFile = path.join(dir, 'set.json');
+  const s = await readSetJson(setFile, setSchema);
   const folder = path.basename(dir);
   if (s.id !== folder) throw new AssetSetError(setFile, `id "${s.id}" differs from its folder name "${folder}"`);
   const views: Partial<Record<ViewId, ViewMeta>> = {};

@@ -36,6 +36,18 @@ export function studioPaint(color: THREE.Color): THREE.Material {
  */
 export const GLASS_OPACITY = 0.55;
 
+/**
+ * Glass blending, colour and alpha alike: what lies behind is kept at (1 − opacity), and the pane's own
+ * colour is added in full (`One`: its reflections are not scaled by its opacity) or not at all (`Zero`).
+ */
+function keepBehind<M extends THREE.Material>(m: M, own: THREE.BlendingSrcFactor): M {
+  m.blending = THREE.CustomBlending;
+  m.blendEquation = m.blendEquationAlpha = THREE.AddEquation;
+  m.blendSrc = m.blendSrcAlpha = own;
+  m.blendDst = m.blendDstAlpha = THREE.OneMinusSrcAlphaFactor;
+  return m;
+}
+
 export function studioGlass(): THREE.Material {
   const m = new THREE.MeshPhysicalMaterial({
     color: srgb('#1c2427'),
@@ -48,14 +60,7 @@ export function studioGlass(): THREE.Material {
     depthWrite: false,
     side: THREE.DoubleSide,
   });
-  m.blending = THREE.CustomBlending;
-  m.blendEquation = THREE.AddEquation;
-  m.blendSrc = THREE.OneFactor;
-  m.blendDst = THREE.OneMinusSrcAlphaFactor;
-  m.blendEquationAlpha = THREE.AddEquation;
-  m.blendSrcAlpha = THREE.OneFactor;
-  m.blendDstAlpha = THREE.OneMinusSrcAlphaFactor;
-  return m;
+  return keepBehind(m, THREE.OneFactor);
 }
 
 /**
@@ -65,14 +70,7 @@ export function studioGlass(): THREE.Material {
  */
 export function glassShade(): THREE.Material {
   const m = new THREE.MeshBasicMaterial({ color: 0x000000, transparent: true, opacity: GLASS_OPACITY, depthWrite: false, side: THREE.DoubleSide });
-  m.blending = THREE.CustomBlending;
-  m.blendEquation = THREE.AddEquation;
-  m.blendSrc = THREE.ZeroFactor;
-  m.blendDst = THREE.OneMinusSrcAlphaFactor;
-  m.blendEquationAlpha = THREE.AddEquation;
-  m.blendSrcAlpha = THREE.ZeroFactor;
-  m.blendDstAlpha = THREE.OneMinusSrcAlphaFactor;
-  return m;
+  return keepBehind(m, THREE.ZeroFactor);
 }
 
 /** Blank, evenly lit white plate: linear 0.8 (sRGB ~230), as the compositor expects. */

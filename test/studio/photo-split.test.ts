@@ -29,6 +29,7 @@ import {
   type SplitReport,
 } from '../../renderer/assets/photo-split.ts';
 import { AssetSetError, layerPath, readSetMeta, type AssetSetMeta } from '../../renderer/assets/set-format.ts';
+import { kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
 import { startRendererServer } from '../../renderer/server.ts';
 import { loadRendererConfig } from '../../shared/config.ts';
@@ -108,23 +109,12 @@ async function loadView(meta: AssetSetMeta, view: ViewId): Promise<Layers> {
 function render(meta: AssetSetMeta, view: ViewId, l: Layers, hex: string): Uint8Array {
   const v = meta.views[view]!;
   const out = new Uint8Array(l.width * l.height * 3);
-  compositeKernel({
-    width: l.width,
-    height: l.height,
-    base: l.base,
-    paint: l.paint,
-    diffuse: l.diffuse,
-    specular: l.specular,
-    shadow: null,
-    coverage: null,
-    color: hexToLinear(hex),
-    neutral: meta.neutral,
-    gain: v.calibration.diffuseGain,
-    floor: v.calibration.specularFloor,
-    backdrop: null,
-    plate: null,
-    out,
-  });
+  compositeKernel(
+    kernelInput(
+      { layers: l, color: hexToLinear(hex), neutral: meta.neutral, calibration: v.calibration, shadow: false, plate: null, transparent: null },
+      out,
+    ),
+  );
   return out;
 }
 
