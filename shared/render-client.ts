@@ -393,8 +393,9 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
       const deadline = new Date(Date.now() + deadlineMs);
       return withFailover(deadline.getTime(), callOpts.signal, async (c) => {
         // The whole picture is read inside the failover: a renderer that dies after its header (a
-        // SIGKILLed pod mid-stream) is retried on another like one that died before it. Pictures are
-        // a few MB at most, and the gateway sends nothing before it has them all anyway.
+        // SIGKILLed pod mid-stream) is retried on another like one that died before it. The renderer
+        // has finished the picture before it sends the header, so this delays the first byte only by
+        // the transfer of a few MB at most over the internal network; the chunks are passed on as they came.
         const stream = await renderOnce(c, wire, deadline, callOpts);
         const chunks: Buffer[] = [];
         for await (const b of stream.body) chunks.push(b);
