@@ -12,6 +12,7 @@ import { createFileAssetSetDirectory, type AssetSetDirectory } from './catalog/a
 import type { Database } from './db/database.ts';
 import { openDatabase } from './db/open.ts';
 import { buildApp } from './http/app.ts';
+import { createContractOrigins } from './http/cors.ts';
 import { answerClientErrorsWithJson } from './http/hardening.ts';
 import { createHttpMetrics } from './http/metrics.ts';
 import type { Registry } from 'prom-client';
@@ -111,6 +112,8 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     },
     downloadGuard: createDownloadGuard({ concurrent: config.downloadConcurrentRenders, perMinute: config.downloadRendersPerMinute }),
     imageCacheMaxAgeSeconds: config.imageCacheMaxAgeSeconds,
+    corsAllowedOrigins: config.corsAllowedOrigins,
+    contractOrigins: createContractOrigins({ db, bus }),
   });
 
   // the header/request timeouts are enforced by a periodic check: often enough that they hold to ~1 s

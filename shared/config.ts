@@ -1,6 +1,7 @@
 import path from 'node:path';
 import os from 'node:os';
 import { z } from 'zod';
+import { parseOriginList } from './origins.ts';
 
 /**
  * Configuration is read from the environment once, at start, by each process's composition root,
@@ -96,6 +97,15 @@ const gatewaySchema = z.object({
   METRICS_HOST: z.preprocess(emptyAsUndefined, z.string().default('0.0.0.0')),
   SHUTDOWN_GRACE_MS: positiveInt(10_000),
   ADMIN_AUTH_FAILURES_PER_MINUTE: positiveInt(20),
+  DASHBOARD_DIST_DIR: optionalString,
+  DASHBOARD_LINK_TTL_SECONDS: positiveInt(900),
+  DASHBOARD_SESSION_IDLE_SECONDS: positiveInt(43_200),
+  DASHBOARD_SESSION_MAX_SECONDS: positiveInt(604_800),
+  DASHBOARD_SIGN_IN_FAILURES_PER_ADDRESS: positiveInt(20),
+  DASHBOARD_SIGN_IN_FAILURES_PER_EMAIL: positiveInt(5),
+  DASHBOARD_SIGN_IN_WINDOW_SECONDS: positiveInt(900),
+  USAGE_DAILY_FLUSH_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(50).max(1000).default(1000)),
+  CORS_ALLOWED_ORIGINS: optionalString,
 });
 
 export interface GatewayConfig {
@@ -135,6 +145,21 @@ export interface GatewayConfig {
   shutdownGraceMs: number;
   /** Failed admin authentications per client address and minute before 429. */
   adminAuthFailuresPerMinute: number;
+  /** The customer dashboard (docs/dashboard.md): built pages, sign-in links, sessions, sign-in throttle. */
+  dashboard: {
+    /** null: dashboard/dist of the checkout. */
+    distDir: string | null;
+    linkTtlSeconds: number;
+    sessionIdleSeconds: number;
+    sessionMaxSeconds: number;
+    signInFailuresPerAddress: number;
+    signInFailuresPerEmail: number;
+    signInWindowSeconds: number;
+  };
+  /** How often the per-day usage counts (GET /v1/usage) are written behind; at most 1000. */
+  usageDailyFlushMs: number;
+  /** Origins whose pages may call /v1 for every organisation (CORS), besides each contract's own list. */
+  corsAllowedOrigins: string[];
 }
 
 function fail(err: z.ZodError): never {
@@ -155,6 +180,12 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     } catch {
       throw new ConfigError('PUBLIC_BASE_URL: must be an absolute URL');
     }
+  }
+  let corsAllowedOrigins: string[] = [];
+  try {
+    corsAllowedOrigins = parseOriginList(e.CORS_ALLOWED_ORIGINS ?? '');
+  } catch (err) {
+    throw new ConfigError(`CORS_ALLOWED_ORIGINS: ${(err as Error).message}`);
   }
   return {
     port: e.PORT,
@@ -189,6 +220,17 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     metricsHost: e.METRICS_HOST,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     adminAuthFailuresPerMinute: e.ADMIN_AUTH_FAILURES_PER_MINUTE,
+    dashboard: {
+      distDir: e.DASHBOARD_DIST_DIR ? path.resolve(e.DASHBOARD_DIST_DIR) : null,
+      linkTtlSeconds: e.DASHBOARD_LINK_TTL_SECONDS,
+      sessionIdleSeconds: e.DASHBOARD_SESSION_IDLE_SECONDS,
+      sessionMaxSeconds: e.DASHBOARD_SESSION_MAX_SECONDS,
+      signInFailuresPerAddress: e.DASHBOARD_SIGN_IN_FAILURES_PER_ADDRESS,
+      signInFailuresPerEmail: e.DASHBOARD_SIGN_IN_FAILURES_PER_EMAIL,
+      signInWindowSeconds: e.DASHBOARD_SIGN_IN_WINDOW_SECONDS,
+    },
+    usageDailyFlushMs: e.USAGE_DAILY_FLUSH_MS,
+    corsAllowedOrigins,
   };
 }
 

@@ -16,10 +16,13 @@ export interface ContractInput {
   rpm_limit: number;
   monthly_quota: number;
   active: boolean;
+  /** Browser origins allowed to call /v1 (CORS); absent: unchanged (a new contract: none). */
+  allowed_origins?: string[];
 }
 
 export interface ContractDto extends ContractInput {
   organization_id: string;
+  allowed_origins: string[];
   updated_at: string;
 }
 
@@ -70,8 +73,9 @@ export class AdminService {
   async getContract(orgId: string): Promise<ContractDto | null> {
     const rows = await this.db.query<{
       allowed_formats: ImageFormat[]; rpm_limit: number; monthly_quota: number; active: boolean; updated_at: Date; categories: string[];
+      allowed_origins: string[];
     }>(
-      `SELECT c.allowed_formats, c.rpm_limit, c.monthly_quota, c.active, c.updated_at,
+      `SELECT c.allowed_formats, c.rpm_limit, c.monthly_quota, c.active, c.updated_at, c.allowed_origins,
               ARRAY(SELECT cat.slug FROM contract_categories cc JOIN categories cat ON cat.id = cc.category_id
                      WHERE cc.org_id = c.org_id ORDER BY cat.slug) AS categories
          FROM contracts c WHERE c.org_id = $1`,
@@ -86,6 +90,7 @@ export class AdminService {
       rpm_limit: r.rpm_limit,
       monthly_quota: r.monthly_quota,
       active: r.active,
+      allowed_origins: r.allowed_origins,
       updated_at: r.updated_at.toISOString(),
     };
   }
@@ -98,11 +103,13 @@ export class AdminService {
     if (unknown.length) throw new ServiceError('bad_request', `Unknown categories: ${unknown.join(', ')}`);
     await this.db.transaction(async (tx) => {
       await tx.query(
-        `INSERT INTO contracts (org_id, allowed_formats, rpm_limit, monthly_quota, active, updated_at)
-         VALUES ($1, $2::text[], $3, $4, $5, now())
+        `INSERT INTO contracts (org_id, allowed_formats, rpm_limit, monthly_quota, active, allowed_origins, updated_at)
+         VALUES ($1, $2::text[], $3, $4, $5, COALESCE($6::text[], '{}'), now())
          ON CONFLICT (org_id) DO UPDATE SET allowed_formats = EXCLUDED.allowed_formats, rpm_limit = EXCLUDED.rpm_limit,
-           monthly_quota = EXCLUDED.monthly_quota, active = EXCLUDED.active, updated_at = now()`,
-        [orgId, [...new Set(input.allowed_formats)], input.rpm_limit, input.monthly_quota, input.active],
+           monthly_quota = EXCLUDED.monthly_quota, active = EXCLUDED.active,
+           allowed_origins = COALESCE($6::text[], contracts.allowed_origins), updated_at = now()`,
+        [orgId, [...new Set(input.allowed_formats)], input.rpm_limit, input.monthly_quota, input.active,
+          input.allowed_origins ? [...new Set(input.allowed_origins)] : null],
       );
       await tx.query('DELETE FROM contract_categories WHERE org_id = $1', [orgId]);
       await tx.query(

@@ -14,6 +14,7 @@ import type { ImageSigner } from '../signing/image-token.ts';
 import { createDownloadGuard, type DownloadGuard } from '../limits/download-guard.ts';
 import { authenticateAndLimit } from './authenticate.ts';
 import { adminBodyParser, type BodyLimits } from './body.ts';
+import { createContractOrigins, imageCors, v1Cors, type ContractOrigins } from './cors.ts';
 import { urlForLog } from './log-redaction.ts';
 import { errorHandler, limitUrlLength, notFoundHandler } from './errors.ts';
 import { methodNotAllowed } from './hardening.ts';
@@ -51,6 +52,9 @@ export interface AppDeps {
   metrics?: HttpMetrics;
   /** Failed admin authentications per client address and minute before 429 (default 20). */
   adminAuthFailuresPerMinute?: number;
+  /** CORS: origins allowed for every organisation (CORS_ALLOWED_ORIGINS), and the contracts' own lists. */
+  corsAllowedOrigins?: readonly string[];
+  contractOrigins?: ContractOrigins;
 }
 
 const DEFAULT_BODY_LIMITS = {
@@ -85,6 +89,10 @@ export function buildApp(deps: AppDeps): Express {
   );
   app.use(metrics.middleware);
   app.use(limitUrlLength(8192));
+  // CORS before any route: preflights are answered here, before authentication (never billed)
+  const corsV1 = v1Cors({ gatewayOrigins: deps.corsAllowedOrigins ?? [], contracts: deps.contractOrigins ?? createContractOrigins({ db: deps.db }) });
+  app.use('/v1', corsV1.admit);
+  app.use('/images', imageCors());
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -129,6 +137,7 @@ export function buildApp(deps: AppDeps): Express {
   const catalog = new CatalogService(repo);
   const v1 = express.Router();
   v1.use(authenticateAndLimit(deps.authenticator, deps.limiter));
+  v1.use(corsV1.narrow);
   v1.use(meRoutes({ repo, limiter: deps.limiter }));
   v1.use(referenceRoutes());
   v1.use(searchRoutes({ db: deps.db }));

@@ -2,6 +2,7 @@ import { Router, type RequestHandler } from 'express';
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import { ServiceError } from '../../../shared/errors.ts';
+import { canonicalOrigin } from '../../../shared/origins.ts';
 import { FORMATS } from '../../../shared/render-options.ts';
 import type { AdminService } from '../../admin/admin-service.ts';
 import type { AssetSetDirectory } from '../../catalog/asset-sets.ts';
@@ -44,6 +45,11 @@ const contractBody = z.object({
   rpm_limit: z.number().int().min(1).max(1_000_000),
   monthly_quota: z.number().int().min(0).max(2_000_000_000),
   active: z.boolean(),
+  // optional: a body without it (DESIGN.md's shape) keeps the contract's current list
+  allowed_origins: z
+    .array(z.string().max(255).transform((o, ctx) => canonicalOrigin(o) ?? (ctx.addIssue({ code: 'custom', message: 'not an origin (scheme://host[:port], http or https)' }), z.NEVER)))
+    .max(50)
+    .optional(),
 });
 const keyBody = z.object({ name: z.string().trim().min(1).max(200).optional() });
 const memberBody = z.object({ email: z.string().trim().email().max(320) });
