@@ -1,0 +1,86 @@
+// The one door to the gateway's /dashboard/api: JSON in and out, the CSRF header on every state-changing
+// call, and every failure turned into an ApiError the pages can show ({error, message} bodies).
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** Seconds, from Retry-After on a 429. */
+    readonly retryAfter: number | null = null,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export const API_BASE = '/dashboard/api';
+
+export interface ApiClient {
+  get<T>(path: string): Promise<T>;
+  send<T>(method: 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T>;
+  setCsrfToken(token: string | null): void;
+}
+
+/** `onUnauthorized` runs on every 401 outside the sign-in calls: the session is gone, go to sign-in. */
+export function createApiClient(onUnauthorized: () => void): ApiClient {
+  let csrf: string | null = null;
+
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (method !== 'GET' && csrf) headers['x-csrf-token'] = csrf;
+    let res: Response;
+    try {
+      res = await fetch(API_BASE + path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        credentials: 'same-origin',
+      });
+    } catch {
+      throw new ApiError(0, 'network', 'The service could not be reached. Check your connection and try again.');
+    }
+    if (res.status === 204) return undefined as T;
+    const text = await res.text();
+    let json: unknown = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      json = null;
+    }
+    if (!res.ok) {
+      const err = json as { error?: string; message?: string } | null;
+      const retry = Number(res.headers.get('retry-after'));
+      const e = new ApiError(
+        res.status,
+        err?.error ?? 'error',
+        err?.message ?? `The service answered ${res.status}.`,
+        Number.isFinite(retry) && retry > 0 ? retry : null,
+      );
+      if (res.status === 401 && !path.startsWith('/sign-in')) onUnauthorized();
+      throw e;
+    }
+    return json as T;
+  }
+
+  return {
+    get: (path) => call('GET', path),
+    send: (method, path, body) => call(method, path, body),
+    setCsrfToken(token) {
+      csrf = token;
+    },
+  };
+}
+
+/** A sentence for any thrown value: 403 says why, 429 says when to try again. */
+export function describeError(e: unknown): string {
+  if (e instanceof ApiError) {
+    if (e.status === 429) {
+      const wait = e.retryAfter ? ` Try again in ${e.retryAfter} second${e.retryAfter === 1 ? '' : 's'}.` : ' Try again shortly.';
+      return `${e.message}${wait}`;
+    }
+    return e.message;
+  }
+  return 'Something went wrong. Please try again.';
+}

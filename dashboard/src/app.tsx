@@ -1,0 +1,101 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { ApiError, createApiClient } from './api.ts';
+import { Layout } from './components/Layout.tsx';
+import { Notice } from './components/Notice.tsx';
+import { AccountPage } from './pages/AccountPage.tsx';
+import { ContractPage } from './pages/ContractPage.tsx';
+import { KeysPage } from './pages/KeysPage.tsx';
+import { NotFoundPage } from './pages/NotFoundPage.tsx';
+import { PlaygroundPage } from './pages/PlaygroundPage.tsx';
+import { SignInPage } from './pages/SignInPage.tsx';
+import { UsagePage } from './pages/UsagePage.tsx';
+import { navigate, useRoute } from './router.ts';
+import type { Session } from './types.ts';
+
+type SessionState = { status: 'loading' } | { status: 'signed-out'; reason: string | null } | { status: 'signed-in'; session: Session };
+
+/**
+ * Holds the session: loads it once, sends every page without one to sign-in, and ends it on any 401
+ * (a revoked session, an expired one, or a ban in the organisation).
+ */
+export function App() {
+  const route = useRoute();
+  const [state, setState] = useState<SessionState>({ status: 'loading' });
+  const api = useMemo(
+    () =>
+      createApiClient(() => {
+        setState({ status: 'signed-out', reason: 'Your session has ended. Please sign in again.' });
+        navigate('sign-in', true);
+      }),
+    [],
+  );
+
+  async function loadSession(): Promise<void> {
+    try {
+      const session = await api.get<Session>('/session');
+      api.setCsrfToken(session.csrf_token);
+      setState({ status: 'signed-in', session });
+    } catch (e) {
+      api.setCsrfToken(null);
+      if (e instanceof ApiError && e.status === 401) {
+        setState({ status: 'signed-out', reason: null });
+        if (route !== 'sign-in') navigate('sign-in', true);
+      } else {
+        setState({ status: 'signed-out', reason: e instanceof Error ? e.message : 'The session could not be loaded.' });
+      }
+    }
+  }
+
+  useEffect(() => {
+    // A sign-in link carries its token in the fragment: the sign-in page spends it before any session check.
+    if (route === 'sign-in' && location.hash.includes('token=')) setState({ status: 'signed-out', reason: null });
+    else void loadSession();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  useEffect(() => {
+    if (state.status === 'signed-out' && route !== 'sign-in') navigate('sign-in', true);
+  }, [state.status, route]);
+
+  const session = state.status === 'signed-in' ? state.session : null;
+
+  let page;
+  if (route === 'sign-in') {
+    page = (
+      <SignInPage
+        api={api}
+        reason={state.status === 'signed-out' ? state.reason : null}
+        signedIn={session !== null}
+        onSignedIn={async () => {
+          await loadSession();
+          navigate('contract', true);
+        }}
+      />
+    );
+  } else if (!session) {
+    page = <Notice kind="info">Loading…</Notice>;
+  } else if (route === 'contract') page = <ContractPage api={api} />;
+  else if (route === 'keys') page = <KeysPage api={api} />;
+  else if (route === 'usage') page = <UsagePage api={api} />;
+  else if (route === 'playground') page = <PlaygroundPage api={api} />;
+  else if (route === 'account')
+    page = (
+      <AccountPage
+        api={api}
+        session={session}
+        onPasswordSet={() => void loadSession()}
+        onSignedOut={() => {
+          api.setCsrfToken(null);
+          setState({ status: 'signed-out', reason: 'You have signed out.' });
+          navigate('sign-in', true);
+        }}
+      />
+    );
+  else page = <NotFoundPage />;
+
+  return (
+    <Layout route={route} session={session}>
+      {page}
+    </Layout>
+  );
+}

@@ -1,0 +1,71 @@
+import type { NamedColour } from '../playground/catalog.ts';
+
+interface Props {
+  colours: NamedColour[];
+  /** A colour name, or `#RRGGBB` for a custom colour. */
+  value: string;
+  onChange: (value: string) => void;
+}
+
+const HEX = /^#?([0-9a-f]{3}|[0-9a-f]{6})$/i;
+
+export function normaliseHex(v: string): string | null {
+  const m = HEX.exec(v.trim());
+  if (!m) return null;
+  const h = m[1]!.length === 3 ? [...m[1]!].map((c) => c + c).join('') : m[1]!;
+  return `#${h.toUpperCase()}`;
+}
+
+/**
+ * The named colours as a radio group of swatches (arrow keys move between them, the name is the label),
+ * then "Custom" with a hex field and the browser's colour chooser kept in step.
+ */
+export function ColourPicker({ colours, value, onChange }: Props) {
+  const custom = value.startsWith('#');
+  const customHex = custom ? value : '#2E7D32';
+  return (
+    <fieldset class="swatches">
+      <legend>Colour</legend>
+      <div class="swatch-row">
+        {colours.map((c) => (
+          <label key={c.name} class="swatch" title={`${c.name} ${c.hex}`}>
+            <input type="radio" name="colour" value={c.name} checked={value === c.name} onChange={() => onChange(c.name)} />
+            <span class="swatch-chip" data-hex={c.hex} ref={(el) => el?.style.setProperty('--chip', c.hex)} aria-hidden="true" />
+            <span class="swatch-name">{c.name}</span>
+          </label>
+        ))}
+        <label class="swatch">
+          <input type="radio" name="colour" value="custom" checked={custom} onChange={() => onChange(customHex)} />
+          <span class="swatch-chip" ref={(el) => el?.style.setProperty('--chip', customHex)} aria-hidden="true" />
+          <span class="swatch-name">custom</span>
+        </label>
+      </div>
+      {custom && (
+        <div class="custom-colour">
+          <div class="field">
+            <label for="colour-hex">Hex colour</label>
+            <input
+              id="colour-hex"
+              value={value}
+              maxLength={7}
+              spellcheck={false}
+              aria-describedby="colour-hex-hint"
+              onChange={(e) => {
+                const hex = normaliseHex(e.currentTarget.value);
+                if (hex) onChange(hex);
+                else e.currentTarget.value = value;
+              }}
+            />
+            <span id="colour-hex-hint" class="hint">
+              3 or 6 hex digits, e.g. #2E7D32
+            </span>
+          </div>
+          <div class="field">
+            <label for="colour-chooser">Pick a colour</label>
+            <input id="colour-chooser" type="color" value={value.toLowerCase()} onInput={(e) => onChange(e.currentTarget.value.toUpperCase())} />
+          </div>
+        </div>
+      )}
+    </fieldset>
+  );
+}

@@ -1,0 +1,182 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { ApiClient } from '../api.ts';
+import { ColourPicker } from '../components/ColourPicker.tsx';
+import { ErrorNotice, Notice } from '../components/Notice.tsx';
+import { PageHeading } from '../components/PageHeading.tsx';
+import { RenderResult } from '../components/RenderResult.tsx';
+import { VehiclePicker, type PickedVehicle } from '../components/VehiclePicker.tsx';
+import { catalog, imagePath, type ImageRequest, type NamedColour, type ViewEntry } from '../playground/catalog.ts';
+import type { ContractAnswer, ImageAnswer } from '../types.ts';
+
+const MIN_WIDTH = 200;
+const MAX_WIDTH = 2400;
+
+/** Walk the catalog, set the options, and see the image answer exactly as an API client would. */
+export function PlaygroundPage({ api }: { api: ApiClient }) {
+  const [picked, setPicked] = useState<PickedVehicle | null>(null);
+  const [viewLabels, setViewLabels] = useState<ViewEntry[]>([]);
+  const [colours, setColours] = useState<NamedColour[]>([]);
+  const [formats, setFormats] = useState<string[]>(['webp']);
+  const [setupError, setSetupError] = useState<unknown>(null);
+
+  const [view, setView] = useState('');
+  const [colour, setColour] = useState('red');
+  const [shadow, setShadow] = useState(true);
+  const [plate, setPlate] = useState('');
+  const [format, setFormat] = useState('webp');
+  const [width, setWidth] = useState(800);
+  const [background, setBackground] = useState<'studio' | 'transparent'>('studio');
+
+  const [busy, setBusy] = useState(false);
+  const [renderError, setRenderError] = useState<unknown>(null);
+  const [result, setResult] = useState<{ path: string; answer: ImageAnswer } | null>(null);
+
+  useEffect(() => {
+    Promise.all([catalog.views(api), catalog.colors(api), api.get<ContractAnswer>('/contract')]).then(
+      ([v, c, contract]) => {
+        setViewLabels(v);
+        setColours(c);
+        setFormats(contract.contract.allowed_formats);
+        if (!contract.contract.allowed_formats.includes('webp') && contract.contract.allowed_formats[0]) {
+          setFormat(contract.contract.allowed_formats[0]);
+        }
+      },
+      setSetupError,
+    );
+  }, [api]);
+
+  useEffect(() => {
+    if (picked && !picked.views.includes(view)) setView(picked.views[0] ?? '');
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [picked]);
+
+  const request: ImageRequest | null =
+    picked && view
+      ? {
+          make: picked.make,
+          model: picked.model,
+          year: picked.year,
+          variant: picked.variant,
+          view,
+          color: colour,
+          shadow,
+          plate,
+          format,
+          width,
+          background,
+        }
+      : null;
+
+  async function render(e: Event) {
+    e.preventDefault();
+    if (!request) return;
+    const path = imagePath(request);
+    setBusy(true);
+    setRenderError(null);
+    try {
+      const answer = await api.get<ImageAnswer>(path);
+      setResult({ path, answer });
+    } catch (err) {
+      setRenderError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const labelOf = (id: string) => viewLabels.find((v) => v.id === id)?.label ?? id;
+
+  return (
+    <>
+      <PageHeading title="Playground">Playground</PageHeading>
+      <Notice kind="warning">
+        Playground calls are your organisation’s calls: each catalog step and each render counts against your monthly
+        quota and your requests per minute, and appears in the usage as “Dashboard playground”. Downloading the picture
+        itself is not counted.
+      </Notice>
+      <ErrorNotice error={setupError} />
+      <div class="playground">
+        <form class="card form" onSubmit={render} aria-labelledby="pg-form-title">
+          <h2 id="pg-form-title">Vehicle and options</h2>
+          <VehiclePicker api={api} onPicked={setPicked} />
+          <div class="field">
+            <label for="pg-view">View</label>
+            <select id="pg-view" value={view} disabled={!picked} onChange={(e) => setView(e.currentTarget.value)}>
+              {!picked && <option value="">Choose a vehicle first</option>}
+              {picked?.views.map((v) => (
+                <option key={v} value={v}>
+                  {labelOf(v)}
+                </option>
+              ))}
+            </select>
+          </div>
+          <ColourPicker colours={colours} value={colour} onChange={setColour} />
+          <div class="field-row">
+            <div class="field">
+              <label for="pg-format">Format</label>
+              <select id="pg-format" value={format} onChange={(e) => setFormat(e.currentTarget.value)}>
+                {formats.map((f) => (
+                  <option key={f} value={f}>
+                    {f}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div class="field">
+              <label for="pg-width">Width (px)</label>
+              <input
+                id="pg-width"
+                type="number"
+                inputMode="numeric"
+                min={MIN_WIDTH}
+                max={MAX_WIDTH}
+                step={1}
+                required
+                value={width}
+                aria-describedby="pg-width-hint"
+                onInput={(e) => {
+                  const n = e.currentTarget.valueAsNumber;
+                  if (Number.isFinite(n)) setWidth(Math.round(n));
+                }}
+              />
+              <span id="pg-width-hint" class="hint">
+                {MIN_WIDTH} to {MAX_WIDTH}
+              </span>
+            </div>
+          </div>
+          <div class="field-row">
+            <div class="field">
+              <label for="pg-plate">Plate text (optional)</label>
+              <input id="pg-plate" value={plate} maxLength={12} onInput={(e) => setPlate(e.currentTarget.value)} aria-describedby="pg-plate-hint" />
+              <span id="pg-plate-hint" class="hint">
+                Up to 12 letters, digits, spaces, hyphens
+              </span>
+            </div>
+            <div class="field">
+              <label for="pg-background">Background</label>
+              <select id="pg-background" value={background} onChange={(e) => setBackground(e.currentTarget.value as 'studio' | 'transparent')}>
+                <option value="studio">studio</option>
+                <option value="transparent">transparent</option>
+              </select>
+            </div>
+          </div>
+          <label class="check">
+            <input type="checkbox" checked={shadow} onChange={(e) => setShadow(e.currentTarget.checked)} />
+            Studio floor shadow
+          </label>
+          <button type="submit" class="button primary" disabled={!request || busy}>
+            {busy ? 'Rendering…' : 'Render'}
+          </button>
+        </form>
+        <section class="card result" aria-labelledby="pg-result-title" aria-busy={busy}>
+          <h2 id="pg-result-title">Result</h2>
+          <ErrorNotice error={renderError} />
+          {result ? (
+            <RenderResult path={result.path} answer={result.answer} viewLabel={labelOf(result.answer.view)} />
+          ) : (
+            <p>Choose a vehicle and press Render.</p>
+          )}
+        </section>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,97 @@
+// Shapes of the gateway's dashboard answers (.scratch contract → docs/dashboard.md).
+
+export interface Member {
+  id: string;
+  email: string;
+  has_password: boolean;
+}
+
+export interface Session {
+  member: Member;
+  organization: { id: string; name: string };
+  csrf_token: string;
+}
+
+export interface SignInAnswer {
+  member: Member;
+  csrf_token: string;
+}
+
+export interface Category {
+  id: string;
+  slug: string;
+  name: string;
+}
+
+export interface ContractAnswer {
+  organization: { id: string; name: string };
+  contract: {
+    active: boolean;
+    categories: Category[];
+    allowed_formats: string[];
+    rpm_limit: number;
+    monthly_quota: number;
+  };
+  usage: { month: string; requests: number; remaining: number };
+}
+
+export interface ApiKey {
+  id: string;
+  name: string | null;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface CreatedKey {
+  id: string;
+  name: string | null;
+  prefix: string;
+  created_at: string;
+  key: string;
+}
+
+export type UsageKind = 'catalog' | 'search' | 'image' | 'batch' | 'account';
+
+export interface UsageAnswer {
+  month: string;
+  monthly_quota: number;
+  requests: number;
+  remaining: number;
+  days: { date: string; requests: number }[];
+  by_key: { key_id: string | null; name: string | null; prefix: string | null; requests: number }[];
+  by_kind: { kind: UsageKind | string; requests: number }[];
+}
+
+export interface NamedRef {
+  id: string;
+  slug: string;
+  name: string;
+}
+
+export interface Vehicle {
+  id: string;
+  make: string;
+  model: string;
+  year: number;
+  variant: string | null;
+  category: string;
+  make_slug: string;
+  model_slug: string;
+  variant_slug: string | null;
+}
+
+export interface Warning {
+  code: string;
+  message: string;
+}
+
+export interface ImageAnswer {
+  vehicle: Vehicle;
+  view: string;
+  options: Record<string, unknown>;
+  image_url: string;
+  expires_at: string;
+  warnings: Warning[];
+}
