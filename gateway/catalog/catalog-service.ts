@@ -179,6 +179,27 @@ export class CatalogService {
     return { vehicle: vehicle!, view };
   }
 
+  /**
+   * The batch call's target: a published vehicle by id (404), in the contract's categories (403), and
+   * its published views — all of them (catalog order), or the listed ones, each of which must be
+   * published (404 naming the first that is not, as the single image call would answer).
+   */
+  async resolveVehicleViews(p: Principal, vehicleId: string, viewIds: readonly ViewId[] | null): Promise<{ vehicle: VehicleRow; views: ViewRow[] }> {
+    const vehicle = await this.repo.findVehicleById(vehicleId);
+    if (!vehicle || !vehicle.published) throw notFound('Vehicle');
+    if (!categories(p).includes(vehicle.category_id)) {
+      throw new ServiceError('forbidden', MESSAGES.categoryNotInContract);
+    }
+    const published = (await this.repo.listViews(vehicle.id)).filter((v) => v.published);
+    if (viewIds === null) return { vehicle, views: published };
+    const views = viewIds.map((id) => {
+      const row = published.find((v) => v.view === id);
+      if (!row) throw new ServiceError('not_found', `View not found: ${id} is not published for this vehicle`);
+      return row;
+    });
+    return { vehicle, views };
+  }
+
   /** Decides whether `/{year}/{x}` names a variant or a view. Variant slugs never equal view ids. */
   isViewSegment(segment: string): boolean {
     return isViewId(segment);

@@ -27,6 +27,11 @@ import { imageJsonHandler } from './routes/v1-image.ts';
 import { meRoutes } from './routes/v1-me.ts';
 import { referenceRoutes } from './routes/v1-reference.ts';
 import { searchRoutes } from './routes/v1-search.ts';
+import { usageRoutes } from './routes/v1-usage.ts';
+import { dashboardRoutes, type DashboardOptions } from '../dashboard/routes.ts';
+import { recordAdmittedCalls } from '../usage/record-middleware.ts';
+import { createUsageRecorder, type UsageRecorder } from '../usage/recorder.ts';
+import { vehicleImagesRoutes } from './routes/v1-vehicle-images.ts';
 
 export interface AppDeps {
   logger: Logger;
@@ -55,6 +60,10 @@ export interface AppDeps {
   /** CORS: origins allowed for every organisation (CORS_ALLOWED_ORIGINS), and the contracts' own lists. */
   corsAllowedOrigins?: readonly string[];
   contractOrigins?: ContractOrigins;
+  /** Per-day usage (GET /v1/usage); service.ts flushes it. Default: counts kept in memory only (a bare app). */
+  usageRecorder?: UsageRecorder;
+  /** The customer dashboard at /dashboard and the admin sign-in links (absent: not served). */
+  dashboard?: DashboardOptions;
 }
 
 const DEFAULT_BODY_LIMITS = {
@@ -125,6 +134,7 @@ export function buildApp(deps: AppDeps): Express {
       db: deps.db,
       assets: deps.assets,
       authFailuresPerMinute: deps.adminAuthFailuresPerMinute,
+      signInLinks: deps.dashboard?.signInLinks,
       bodyParser: adminBodyParser({
         small: bodyLimits.small,
         large: bodyLimits.large,
@@ -135,16 +145,25 @@ export function buildApp(deps: AppDeps): Express {
 
   const repo = new CatalogRepo(deps.db);
   const catalog = new CatalogService(repo);
+  // the /v1 routes behind their gate: the dashboard's playground runs the same router behind its own
   const v1 = express.Router();
-  v1.use(authenticateAndLimit(deps.authenticator, deps.limiter));
-  v1.use(corsV1.narrow);
+  const usage = deps.usageRecorder ?? createUsageRecorder({ db: deps.db, logger: deps.logger, flushMs: 0 });
   v1.use(meRoutes({ repo, limiter: deps.limiter }));
+  v1.use(usageRoutes({ db: deps.db, limiter: deps.limiter, recorder: usage }));
   v1.use(referenceRoutes());
   v1.use(searchRoutes({ db: deps.db }));
   v1.use(catalogRoutes({ catalog, image: imageJsonHandler({ catalog, signer: deps.signer, publicBaseUrl: deps.publicBaseUrl }) }));
+  v1.use(vehicleImagesRoutes({ catalog, signer: deps.signer, publicBaseUrl: deps.publicBaseUrl }));
   methodNotAllowed(v1); // a known path with another method: 405 with Allow
   v1.use(notFoundHandler); // an unknown /v1 path with a good key is a counted 404
-  app.use('/v1', metrics.mount('/v1'), v1);
+  app.use('/v1', metrics.mount('/v1'), authenticateAndLimit(deps.authenticator, deps.limiter), corsV1.narrow, recordAdmittedCalls(usage), v1);
+  if (deps.dashboard) {
+    app.use(
+      '/dashboard',
+      metrics.mount('/dashboard'),
+      dashboardRoutes({ ...deps.dashboard, db: deps.db, admin: deps.admin, limiter: deps.limiter, recorder: usage, repo, publicBaseUrl: deps.publicBaseUrl, v1, bodyLimits: bodyLimits.small }),
+    );
+  }
 
   methodNotAllowed(app.router);
   app.use(notFoundHandler);

@@ -1,0 +1,61 @@
+import { Router } from 'express';
+import { MESSAGES, ServiceError } from '../../../shared/errors.ts';
+import { parseImageOptions } from '../../../shared/render-options.ts';
+import { VIEW_IDS, isViewId, type ViewId } from '../../../shared/views.ts';
+import type { CatalogService } from '../../catalog/catalog-service.ts';
+import { vehicleDto } from '../../catalog/catalog-service.ts';
+import type { ImageSigner } from '../../signing/image-token.ts';
+import { ID_RE, validateParams } from '../hardening.ts';
+import { checkBackground, signedImageAnswer } from '../image-answer.ts';
+
+/**
+ * `views=front,rear`: view ids separated by commas. An id that is not one of the nine is the
+ * caller's mistake (400); a repeated id is answered once, where it first appears.
+ */
+export function parseViewList(raw: unknown): ViewId[] | null {
+  if (raw === undefined) return null;
+  if (typeof raw !== 'string') throw new ServiceError('bad_request', 'Parameter views must be given once');
+  const parts = raw.split(',').map((s) => s.trim());
+  if (parts.some((s) => s.length === 0)) {
+    throw new ServiceError('bad_request', 'Invalid views: use view ids separated by commas, none empty');
+  }
+  const out: ViewId[] = [];
+  for (const part of parts) {
+    if (!isViewId(part)) {
+      const shown = /^[\w-]{1,32}$/.test(part) ? ` "${part}"` : '';
+      throw new ServiceError('bad_request', `Invalid views: unknown view id${shown}; use ${VIEW_IDS.join(', ')}`);
+    }
+    if (!out.includes(part)) out.push(part);
+  }
+  return out;
+}
+
+/**
+ * GET /v1/vehicles/{vehicle_id}/images: the signed images of a vehicle's published views (or the
+ * listed ones) with one set of options, in one counted call. Every rule of the single image call
+ * (spec section 4) applies to each view, in the same order: options and view ids (400), format in
+ * the contract (403), vehicle published (404), category in the contract (403), each listed view
+ * published (404 for the whole call), transparent background available (400 for the whole call).
+ * Warnings are per view.
+ */
+export function vehicleImagesRoutes(deps: { catalog: CatalogService; signer: ImageSigner; publicBaseUrl: () => string }): Router {
+  const r = Router();
+  validateParams(r, { vehicle_id: ID_RE });
+  r.get('/vehicles/:vehicle_id/images', async (req, res) => {
+    const principal = res.locals.principal;
+    const query = req.query as Record<string, unknown>;
+    const opts = parseImageOptions(query);
+    const listed = parseViewList(query.views);
+    if (!principal.contract!.allowedFormats.includes(opts.format)) {
+      throw new ServiceError('forbidden', MESSAGES.formatNotInContract(opts.format));
+    }
+    const { vehicle, views } = await deps.catalog.resolveVehicleViews(principal, String(req.params.vehicle_id), listed);
+    for (const view of views) checkBackground(opts, view, `view ${view.view}`);
+    res.json({
+      vehicle_id: vehicle.id,
+      vehicle: vehicleDto(vehicle),
+      images: views.map((view) => signedImageAnswer(deps, principal, opts, query, vehicle, view)),
+    });
+  });
+  return r;
+}
