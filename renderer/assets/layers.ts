@@ -17,6 +17,11 @@ export interface Layers {
   specular: Uint16Array;
   shadow: Uint8Array | null;
   coverage: Uint8Array | null;
+  /**
+   * Per row, [x0, x1) of the pixels with paint or shadow (x0 = x1 when none): outside it a render is
+   * the base unchanged, so the cpu kernel copies it there. Absent: every pixel is visited.
+   */
+  spans?: Int32Array;
   bytes: number;
 }
 
@@ -51,8 +56,24 @@ function layerBytes(l: Omit<Layers, 'bytes' | 'key'>): number {
   );
 }
 
-export function makeLayers(key: string, l: Omit<Layers, 'bytes' | 'key'>): Layers {
-  return { ...l, key, bytes: layerBytes(l) };
+/** Each row's [x0, x1) of pixels with paint or shadow (Layers.spans), in shared memory. */
+export function activeSpans(width: number, height: number, paint: Uint8Array, shadow: Uint8Array | null): Int32Array {
+  const spans = new Int32Array(new SharedArrayBuffer(height * 2 * 4));
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    let x0 = 0;
+    while (x0 < width && paint[row + x0] === 0 && (shadow === null || shadow[row + x0] === 0)) x0++;
+    let x1 = width;
+    while (x1 > x0 && paint[row + x1 - 1] === 0 && (shadow === null || shadow[row + x1 - 1] === 0)) x1--;
+    spans[2 * y] = x0 < x1 ? x0 : 0;
+    spans[2 * y + 1] = x0 < x1 ? x1 : 0;
+  }
+  return spans;
+}
+
+export function makeLayers(key: string, l: Omit<Layers, 'bytes' | 'key' | 'spans'>): Layers {
+  const spans = activeSpans(l.width, l.height, l.paint, l.shadow);
+  return { ...l, spans, key, bytes: layerBytes(l) + spans.byteLength };
 }
 
 export interface LayerFiles {

@@ -15,7 +15,7 @@ export const ENCODER = {
 } as const;
 
 /** Changes whenever the settings above (or the compositing) change, so ETags change with the bytes. */
-export const ENCODER_TAG = 'enc2';
+export const ENCODER_TAG = 'enc3';
 
 export interface Encoded {
   bytes: Buffer;

@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../../shared/logger.ts';
 import { sharedU8 } from '../../assets/layers.ts';
 import type { CompositeJob, Compositor, RgbImage } from '../backend.ts';
+import type { PlateTexture } from '../../plate/plate-raster.ts';
 import { compositeKernel, type KernelInput } from './kernel.ts';
 
 interface Slot {
@@ -10,13 +11,33 @@ interface Slot {
 }
 interface Pending {
   input: KernelInput;
+  /** The band of rows [y0, y1) this job composites. */
+  y0: number;
+  y1: number;
   resolve: () => void;
   reject: (e: Error) => void;
 }
 
+/** Plate rasters copied once into shared memory, so every band's message carries a reference, not a copy. */
+const sharedPlates = new WeakMap<PlateTexture, Float32Array>();
+function sharedPlate(tex: PlateTexture): Float32Array {
+  if (tex.data.buffer instanceof SharedArrayBuffer) return tex.data;
+  let d = sharedPlates.get(tex);
+  if (!d) {
+    d = new Float32Array(new SharedArrayBuffer(tex.data.byteLength));
+    d.set(tex.data);
+    sharedPlates.set(tex, d);
+  }
+  return d;
+}
+
+/** Rows a band gets at least: below this the message round trip costs more than the rows. */
+const MIN_BAND_ROWS = 48;
+
 export function kernelInput(job: CompositeJob, out: Uint8Array): KernelInput {
   const l = job.layers;
   return {
+    spans: l.spans ?? null,
     width: l.width,
     height: l.height,
     base: l.base,
@@ -32,7 +53,7 @@ export function kernelInput(job: CompositeJob, out: Uint8Array): KernelInput {
     backdrop: job.transparent && l.coverage ? job.transparent : null,
     plate: job.plate
       ? {
-          data: job.plate.tex.data,
+          data: sharedPlate(job.plate.tex),
           tw: job.plate.tex.tw,
           th: job.plate.tex.th,
           pw: job.plate.tex.pw,
@@ -48,7 +69,8 @@ export function kernelInput(job: CompositeJob, out: Uint8Array): KernelInput {
 
 /**
  * The cpu backend: the kernel runs in a pool of worker threads (one per core by default) on
- * SharedArrayBuffers, so the event loop stays free and nothing is copied. `workers: 0` runs inline.
+ * SharedArrayBuffers, so the event loop stays free and nothing is copied; each picture is split into
+ * one band of rows per worker, written straight into the buffer sharp encodes. `workers: 0` runs inline.
  */
 export class CpuCompositor implements Compositor {
   readonly name = 'cpu' as const;
@@ -126,7 +148,7 @@ export class CpuCompositor implements Compositor {
       const id = this.nextId++;
       slot.busy = true;
       this.pending.set(id, Object.assign(job, { slot }));
-      slot.worker.postMessage({ id, input: job.input });
+      slot.worker.postMessage({ id, input: job.input, y0: job.y0, y1: job.y1 });
     }
   }
 
@@ -140,10 +162,18 @@ export class CpuCompositor implements Compositor {
       compositeKernel(input);
     } else {
       if (this.closed) throw new Error('cpu compositor closed');
-      await new Promise<void>((resolve, reject) => {
-        this.waiting.push({ input, resolve, reject });
-        this.pump();
-      });
+      // one band of rows per worker: a render uses every core, and concurrent renders interleave
+      const bands = Math.max(1, Math.min(this.size, Math.floor(height / MIN_BAND_ROWS)));
+      await Promise.all(
+        Array.from({ length: bands }, (_, b) => {
+          const y0 = Math.floor((height * b) / bands);
+          const y1 = Math.floor((height * (b + 1)) / bands);
+          return new Promise<void>((resolve, reject) => {
+            this.waiting.push({ input, y0, y1, resolve, reject });
+            this.pump();
+          });
+        }),
+      );
     }
     return { width, height, data: out, channels, alpha };
   }

@@ -1,5 +1,6 @@
-import { LINEAR_LUT_SIZE, LINEAR_TO_SRGB8, LUMA, SRGB8_TO_LINEAR } from '../../color/srgb.ts';
+import { LUMA, SRGB8_TO_LINEAR } from '../../color/srgb.ts';
 import { PLATE_WHITE_LINEAR, SHOULDER_KNEE } from '../backend.ts';
+import { SHADED, encodeSrgb8 } from './srgb8.ts';
 
 export interface KernelInput {
   width: number;
@@ -10,6 +11,8 @@ export interface KernelInput {
   specular: Uint16Array;
   shadow: Uint8Array | null;
   coverage: Uint8Array | null;
+  /** Per row [x0, x1): where paint or shadow is non-zero (layers.ts `activeSpans`); null = every pixel. */
+  spans: Int32Array | null;
   color: [number, number, number];
   neutral: [number, number, number];
   gain: number;
@@ -31,168 +34,274 @@ export interface KernelInput {
 }
 
 const L = SRGB8_TO_LINEAR;
-const TO8 = LINEAR_TO_SRGB8;
-const Q = LINEAR_LUT_SIZE - 1;
+const enc = encodeSrgb8;
 const INV16 = 1 / 65535;
 const INV8 = 1 / 255;
 const K = SHOULDER_KNEE;
+const INV_1K = 1 / (1 - K);
 
-function enc(c: number): number {
-  return c <= 0 ? 0 : c >= 1 ? TO8[Q]! : TO8[(c * Q + 0.5) | 0]!;
-}
-
-/** The hue-preserving highlight roll-off of docs/asset-format.md: the factor that scales c. */
-function shoulder(mx: number): number {
-  if (mx <= K) return 1;
-  const x = (mx - K) / (1 - K);
-  return (K + ((1 - K) * x) / (1 + x)) / mx;
+/**
+ * docs/asset-format.md, "Compositing", per pixel in linear light, encoded to sRGB once, plate
+ * included. Pure and allocation-free so that it runs the same in a worker thread or inline.
+ */
+export function compositeKernel(k: KernelInput): void {
+  compositeRows(k, 0, k.height);
 }
 
 /**
- * docs/asset-format.md, "Compositing", per pixel in linear light, encoded to sRGB once. The plate
- * goes on after (plateKernel). Pure and allocation-free so that it runs the same in a worker thread
- * or inline.
+ * Rows [y0, y1) of the picture: the cpu backend gives each worker a band. With the studio backdrop,
+ * the pixels left and right of a row's active span are the base unchanged (one memcpy each); inside
+ * it, fully painted pixels never read the base (R is 0 there), unpainted ones in the shadow take one
+ * table lookup per channel, and only the paint's edge runs the whole formula.
  */
-export function compositeKernel(k: KernelInput): void {
-  const { width, height, base, paint, diffuse, specular, shadow, coverage, out } = k;
-  const [tr, tg, tb] = k.color;
-  const [nr, ng, nb] = k.neutral;
+export function compositeRows(k: KernelInput, y0: number, y1: number): void {
+  if (k.backdrop !== null && k.coverage !== null) transparentRows(k, y0, y1);
+  else opaqueRows(k, y0, y1);
+}
+
+function opaqueRows(k: KernelInput, y0: number, y1: number): void {
+  const { width, base, paint, diffuse, specular, out, spans } = k;
+  const shadow = k.shadow;
+  const tr = k.color[0], tg = k.color[1], tb = k.color[2];
+  const nr = k.neutral[0], ng = k.neutral[1], nb = k.neutral[2];
   const gain = k.gain;
   const floor = k.floor;
-  const bd = k.backdrop;
-  const alpha = bd !== null && coverage !== null;
-  const ch = alpha ? 4 : 3;
-  for (let y = 0; y < height; y++) {
-    const t = height > 1 ? y / (height - 1) : 0;
-    const gr = bd ? bd.top[0] + (bd.bottom[0] - bd.top[0]) * t : 0;
-    const gg = bd ? bd.top[1] + (bd.bottom[1] - bd.top[1]) * t : 0;
-    const gb = bd ? bd.top[2] + (bd.bottom[2] - bd.top[2]) * t : 0;
-    for (let i = y * width, end = i + width; i < end; i++) {
+  const pb = k.plate ? k.plate.bbox : null;
+  for (let y = y0; y < y1; y++) {
+    const row = y * width;
+    let xa = spans ? spans[2 * y]! : 0;
+    let xb = spans ? spans[2 * y + 1]! : width;
+    const plateRow = pb !== null && y >= pb[1] && y < pb[3] && pb[0] < pb[2];
+    if (plateRow) {
+      if (xa >= xb) {
+        xa = pb[0];
+        xb = pb[2];
+      } else {
+        xa = Math.min(xa, pb[0]);
+        xb = Math.max(xb, pb[2]);
+      }
+    }
+    if (xa >= xb) {
+      out.set(base.subarray(row * 3, (row + width) * 3), row * 3);
+      continue;
+    }
+    if (xa > 0) out.set(base.subarray(row * 3, (row + xa) * 3), row * 3);
+    if (xb < width) out.set(base.subarray((row + xb) * 3, (row + width) * 3), (row + xb) * 3);
+    if (plateRow) {
+      generalRow(k, y, xa, xb);
+      continue;
+    }
+    for (let i = row + xa, end = row + xb; i < end; i++) {
       const m8 = paint[i]!;
-      const s8 = shadow ? shadow[i]! : 0;
-      const o = i * ch;
-      const bi = i * 3;
-      if (!alpha && m8 === 0 && s8 === 0) {
-        out[o] = base[bi]!;
-        out[o + 1] = base[bi + 1]!;
-        out[o + 2] = base[bi + 2]!;
-        continue;
-      }
-      let r = L[base[bi]!]!;
-      let g = L[base[bi + 1]!]!;
-      let b = L[base[bi + 2]!]!;
-      if (m8 !== 0) {
-        const m = m8 * INV8;
-        const D = diffuse[i]! * INV16;
-        const S = specular[i]! * INV16;
-        // the pixel without its neutral paint, bounded by what the rest of the pixel can hold
-        const rest = 1 - m;
-        r -= m * (nr * D + S);
-        g -= m * (ng * D + S);
-        b -= m * (nb * D + S);
-        r = r < 0 ? 0 : r > rest ? rest : r;
-        g = g < 0 ? 0 : g > rest ? rest : g;
-        b = b < 0 ? 0 : b > rest ? rest : b;
-        const Dc = gain * D;
-        const Sc = S > floor ? S - floor : 0;
-        let cr = tr * Dc + Sc;
-        let cg = tg * Dc + Sc;
-        let cb = tb * Dc + Sc;
-        const f = shoulder(cr > cg ? (cr > cb ? cr : cb) : cg > cb ? cg : cb);
-        cr *= f;
-        cg *= f;
-        cb *= f;
-        r += m * cr;
-        g += m * cg;
-        b += m * cb;
-      }
-      if (alpha) {
-        const a = coverage![i]! * INV8;
-        const ra = 1 - a;
-        // the car premultiplied: the backdrop seen at partial coverage taken out
-        let pr = r - ra * gr;
-        let pg = g - ra * gg;
-        let pb = b - ra * gb;
-        pr = pr < 0 ? 0 : pr > a ? a : pr;
-        pg = pg < 0 ? 0 : pg > a ? a : pg;
-        pb = pb < 0 ? 0 : pb > a ? a : pb;
-        const A = a + ra * s8 * INV8;
-        if (A <= 0) {
-          out[o] = 0;
-          out[o + 1] = 0;
-          out[o + 2] = 0;
-          out[o + 3] = 0;
-          continue;
+      const o = i * 3;
+      if (m8 === 0) {
+        const s8 = shadow === null ? 0 : shadow[i]!;
+        if (s8 === 0) {
+          out[o] = base[o]!;
+          out[o + 1] = base[o + 1]!;
+          out[o + 2] = base[o + 2]!;
+        } else {
+          const sh = s8 << 8;
+          out[o] = SHADED[sh | base[o]!]!;
+          out[o + 1] = SHADED[sh | base[o + 1]!]!;
+          out[o + 2] = SHADED[sh | base[o + 2]!]!;
         }
-        const inv = 1 / A;
-        out[o] = enc(pr * inv);
-        out[o + 1] = enc(pg * inv);
-        out[o + 2] = enc(pb * inv);
-        out[o + 3] = A >= 1 ? 255 : Math.round(A * 255);
         continue;
       }
-      if (s8 !== 0) {
-        const f = 1 - s8 * INV8;
+      const D = diffuse[i]! * INV16;
+      const S = specular[i]! * INV16;
+      const Dc = gain * D;
+      const Sc = S > floor ? S - floor : 0;
+      let r = tr * Dc + Sc;
+      let g = tg * Dc + Sc;
+      let b = tb * Dc + Sc;
+      const mx = r > g ? (r > b ? r : b) : g > b ? g : b;
+      if (mx > K) {
+        const x = (mx - K) * INV_1K;
+        const f = (K + ((1 - K) * x) / (1 + x)) / mx;
         r *= f;
         g *= f;
         b *= f;
+      }
+      if (m8 !== 255) {
+        // the pixel without its neutral paint, bounded by what the rest of the pixel can hold
+        const m = m8 * INV8;
+        const rest = 1 - m;
+        let br = L[base[o]!]! - m * (nr * D + S);
+        let bg = L[base[o + 1]!]! - m * (ng * D + S);
+        let bb = L[base[o + 2]!]! - m * (nb * D + S);
+        br = br < 0 ? 0 : br > rest ? rest : br;
+        bg = bg < 0 ? 0 : bg > rest ? rest : bg;
+        bb = bb < 0 ? 0 : bb > rest ? rest : bb;
+        r = br + m * r;
+        g = bg + m * g;
+        b = bb + m * b;
+      }
+      if (shadow !== null) {
+        const s8 = shadow[i]!;
+        if (s8 !== 0) {
+          const f = 1 - s8 * INV8;
+          r *= f;
+          g *= f;
+          b *= f;
+        }
       }
       out[o] = enc(r);
       out[o + 1] = enc(g);
       out[o + 2] = enc(b);
     }
   }
-  if (k.plate) plateKernel(k, ch);
 }
 
-/** The plate: inverse homography per pixel, bilinear (clamp-to-edge) sample of the padded texture. */
-function plateKernel(k: KernelInput, ch: number): void {
-  const p = k.plate!;
-  const { width, base, out } = k;
-  const { data, tw, th, pw, ph, pad } = p;
-  const [h0, h1, h2, h3, h4, h5, h6, h7, h8] = p.hinv as [number, number, number, number, number, number, number, number, number];
-  const [x0, y0, x1, y1] = p.bbox;
-  for (let y = y0; y < y1; y++) {
-    const py = y + 0.5;
-    for (let x = x0; x < x1; x++) {
-      const px = x + 0.5;
-      const w = h6 * px + h7 * py + h8;
-      if (w <= 0) continue;
-      const u = (h0 * px + h1 * py + h2) / w;
-      const v = (h3 * px + h4 * py + h5) / w;
-      const cx = pad + u * pw - 0.5;
-      const cy = pad + v * ph - 0.5;
-      if (cx <= -1 || cy <= -1 || cx >= tw || cy >= th) continue;
-      const ix = Math.floor(cx);
-      const iy = Math.floor(cy);
-      const fx = cx - ix;
-      const fy = cy - iy;
-      const xa = ix < 0 ? 0 : ix >= tw ? tw - 1 : ix;
-      const xb = ix + 1 < 0 ? 0 : ix + 1 >= tw ? tw - 1 : ix + 1;
-      const ya = iy < 0 ? 0 : iy >= th ? th - 1 : iy;
-      const yb = iy + 1 < 0 ? 0 : iy + 1 >= th ? th - 1 : iy + 1;
-      const i00 = (ya * tw + xa) * 4;
-      const i10 = (ya * tw + xb) * 4;
-      const i01 = (yb * tw + xa) * 4;
-      const i11 = (yb * tw + xb) * 4;
-      const w00 = (1 - fx) * (1 - fy);
-      const w10 = fx * (1 - fy);
-      const w01 = (1 - fx) * fy;
-      const w11 = fx * fy;
-      const a = data[i00 + 3]! * w00 + data[i10 + 3]! * w10 + data[i01 + 3]! * w01 + data[i11 + 3]! * w11;
-      if (a <= 0) continue;
-      const bi = (y * width + x) * 3;
-      const o = (y * width + x) * ch;
-      // the light at the plate comes from the base shot's blank plate
-      const lum = LUMA[0] * L[base[bi]!]! + LUMA[1] * L[base[bi + 1]!]! + LUMA[2] * L[base[bi + 2]!]!;
-      let light = lum / PLATE_WHITE_LINEAR;
-      if (light > 1) light = 1;
-      for (let c = 0; c < 3; c++) {
-        const pc = data[i00 + c]! * w00 + data[i10 + c]! * w10 + data[i01 + c]! * w01 + data[i11 + c]! * w11;
-        // out is already encoded; decode the composited value back through the exact table
-        const cur = L[out[o + c]!]!;
-        out[o + c] = enc(cur * (1 - a) + pc * light);
-      }
+/** Linear RGB of one pixel before the shadow and the plate (the whole formula). */
+const px = new Float64Array(3);
+function paintPixel(k: KernelInput, i: number): void {
+  const bi = i * 3;
+  let r = L[k.base[bi]!]!;
+  let g = L[k.base[bi + 1]!]!;
+  let b = L[k.base[bi + 2]!]!;
+  const m8 = k.paint[i]!;
+  if (m8 !== 0) {
+    const m = m8 * INV8;
+    const D = k.diffuse[i]! * INV16;
+    const S = k.specular[i]! * INV16;
+    const rest = 1 - m;
+    const [nr, ng, nb] = k.neutral;
+    r -= m * (nr * D + S);
+    g -= m * (ng * D + S);
+    b -= m * (nb * D + S);
+    r = r < 0 ? 0 : r > rest ? rest : r;
+    g = g < 0 ? 0 : g > rest ? rest : g;
+    b = b < 0 ? 0 : b > rest ? rest : b;
+    const Dc = k.gain * D;
+    const Sc = S > k.floor ? S - k.floor : 0;
+    let cr = k.color[0] * Dc + Sc;
+    let cg = k.color[1] * Dc + Sc;
+    let cb = k.color[2] * Dc + Sc;
+    const mx = cr > cg ? (cr > cb ? cr : cb) : cg > cb ? cg : cb;
+    if (mx > K) {
+      const x = (mx - K) * INV_1K;
+      const f = (K + ((1 - K) * x) / (1 + x)) / mx;
+      cr *= f;
+      cg *= f;
+      cb *= f;
     }
+    r += m * cr;
+    g += m * cg;
+    b += m * cb;
+  }
+  px[0] = r;
+  px[1] = g;
+  px[2] = b;
+}
+
+/** Pixels [xa, xb) of an opaque row the plate may touch: the whole formula, then the plate, then one encode. */
+function generalRow(k: KernelInput, y: number, xa: number, xb: number): void {
+  const { width, shadow, out } = k;
+  for (let x = xa; x < xb; x++) {
+    const i = y * width + x;
+    paintPixel(k, i);
+    if (shadow !== null && shadow[i]! !== 0) {
+      const f = 1 - shadow[i]! * INV8;
+      px[0] = px[0]! * f;
+      px[1] = px[1]! * f;
+      px[2] = px[2]! * f;
+    }
+    plateOver(k, x, y, i);
+    const o = i * 3;
+    out[o] = enc(px[0]!);
+    out[o + 1] = enc(px[1]!);
+    out[o + 2] = enc(px[2]!);
+  }
+}
+
+function transparentRows(k: KernelInput, y0: number, y1: number): void {
+  const { width, height, shadow, coverage, out } = k;
+  const bd = k.backdrop!;
+  for (let y = y0; y < y1; y++) {
+    const t = height > 1 ? y / (height - 1) : 0;
+    const gr = bd.top[0] + (bd.bottom[0] - bd.top[0]) * t;
+    const gg = bd.top[1] + (bd.bottom[1] - bd.top[1]) * t;
+    const gb = bd.top[2] + (bd.bottom[2] - bd.top[2]) * t;
+    for (let x = 0, i = y * width; x < width; x++, i++) {
+      const o = i * 4;
+      const a = coverage![i]! * INV8;
+      const s8 = shadow === null ? 0 : shadow[i]!;
+      const ra = 1 - a;
+      const A = a + ra * s8 * INV8;
+      if (A <= 0) {
+        px[0] = 0;
+        px[1] = 0;
+        px[2] = 0;
+      } else {
+        paintPixel(k, i);
+        // the car premultiplied: the backdrop seen at partial coverage taken out
+        let pr = px[0]! - ra * gr;
+        let pg = px[1]! - ra * gg;
+        let pb = px[2]! - ra * gb;
+        pr = pr < 0 ? 0 : pr > a ? a : pr;
+        pg = pg < 0 ? 0 : pg > a ? a : pg;
+        pb = pb < 0 ? 0 : pb > a ? a : pb;
+        const inv = 1 / A;
+        px[0] = pr * inv;
+        px[1] = pg * inv;
+        px[2] = pb * inv;
+      }
+      // like the gl shader, the plate goes over whatever alpha the pixel has
+      plateOver(k, x, y, i);
+      out[o] = enc(px[0]!);
+      out[o + 1] = enc(px[1]!);
+      out[o + 2] = enc(px[2]!);
+      out[o + 3] = A >= 1 ? 255 : Math.round(A * 255);
+    }
+  }
+}
+
+/**
+ * The plate over `px` (linear, in place) at output pixel (x, y): inverse homography, bilinear
+ * (clamp-to-edge) sample of the padded premultiplied texture, lit by the base shot's blank plate.
+ */
+function plateOver(k: KernelInput, x: number, y: number, i: number): void {
+  const p = k.plate;
+  if (p === null) return;
+  const [x0, y0, x1, y1] = p.bbox;
+  if (x < x0 || y < y0 || x >= x1 || y >= y1) return;
+  const h = p.hinv;
+  const cxp = x + 0.5;
+  const cyp = y + 0.5;
+  const w = h[6]! * cxp + h[7]! * cyp + h[8]!;
+  if (w <= 0) return;
+  const u = (h[0]! * cxp + h[1]! * cyp + h[2]!) / w;
+  const v = (h[3]! * cxp + h[4]! * cyp + h[5]!) / w;
+  const { data, tw, th, pw, ph, pad } = p;
+  const cx = pad + u * pw - 0.5;
+  const cy = pad + v * ph - 0.5;
+  if (cx <= -1 || cy <= -1 || cx >= tw || cy >= th) return;
+  const ix = Math.floor(cx);
+  const iy = Math.floor(cy);
+  const fx = cx - ix;
+  const fy = cy - iy;
+  const xa = ix < 0 ? 0 : ix >= tw ? tw - 1 : ix;
+  const xb = ix + 1 < 0 ? 0 : ix + 1 >= tw ? tw - 1 : ix + 1;
+  const ya = iy < 0 ? 0 : iy >= th ? th - 1 : iy;
+  const yb = iy + 1 < 0 ? 0 : iy + 1 >= th ? th - 1 : iy + 1;
+  const i00 = (ya * tw + xa) * 4;
+  const i10 = (ya * tw + xb) * 4;
+  const i01 = (yb * tw + xa) * 4;
+  const i11 = (yb * tw + xb) * 4;
+  const w00 = (1 - fx) * (1 - fy);
+  const w10 = fx * (1 - fy);
+  const w01 = (1 - fx) * fy;
+  const w11 = fx * fy;
+  const a = data[i00 + 3]! * w00 + data[i10 + 3]! * w10 + data[i01 + 3]! * w01 + data[i11 + 3]! * w11;
+  if (a <= 0) return;
+  const bi = i * 3;
+  const base = k.base;
+  const lum = LUMA[0] * L[base[bi]!]! + LUMA[1] * L[base[bi + 1]!]! + LUMA[2] * L[base[bi + 2]!]!;
+  let light = lum / PLATE_WHITE_LINEAR;
+  if (light > 1) light = 1;
+  for (let c = 0; c < 3; c++) {
+    const pc = data[i00 + c]! * w00 + data[i10 + c]! * w10 + data[i01 + c]! * w01 + data[i11 + c]! * w11;
+    px[c] = px[c]! * (1 - a) + pc * light;
   }
 }
