@@ -33,11 +33,10 @@ export function SignInPage({ api, reason, signedIn, onSignedIn }: Props) {
   const [password, setPassword] = useState('');
   const started = useRef(false);
 
-  useEffect(() => {
-    if (started.current) return;
-    started.current = true;
+  function spendLink() {
     const token = takeLinkToken();
     if (!token) return;
+    setError(null);
     setLinkState('working');
     api
       .send<SignInAnswer>('POST', '/sign-in/link', { token })
@@ -53,6 +52,16 @@ export function SignInPage({ api, reason, signedIn, onSignedIn }: Props) {
             : signInMessage(e),
         );
       });
+  }
+
+  useEffect(() => {
+    // a link opened while this page is already open changes only the fragment: no new page load
+    addEventListener('hashchange', spendLink);
+    if (!started.current) {
+      started.current = true;
+      spendLink();
+    }
+    return () => removeEventListener('hashchange', spendLink);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 

@@ -1,0 +1,459 @@
+// The customers' dashboard in Debian's Chromium (playwright-core) against a real gateway and a real
+// renderer: sign-in link → contract → key (used from the page, revoked) → usage → playground render →
+// keyboard, phone width, password, ban. DASHBOARD_SCREENSHOTS=1 also writes docs/dashboard-<page>.png.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import sharp from 'sharp';
+import { loadRendererConfig } from '../../shared/config.ts';
+import { createLogger } from '../../shared/logger.ts';
+import { createGrpcImageRenderer } from '../../gateway/render/grpc-image-renderer.ts';
+import { startRendererServer } from '../../renderer/server.ts';
+import { backendLabel } from '../gateway/support/backend.ts';
+import { request, startTestGateway, type TestGateway } from '../gateway/support/gateway-fixture.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const DIST_INDEX = path.join(ROOT, 'dashboard', 'dist', 'index.html');
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
+const SCREENSHOTS = process.env.DASHBOARD_SCREENSHOTS === '1';
+const EMAIL = 'ada@example.com';
+const PASSWORD = 'correct horse battery staple';
+
+/** Runs an expression in the page (a string: the test project is type-checked without the DOM library). */
+function inPage<T>(page: Page, js: string): Promise<T> {
+  return page.evaluate(js) as Promise<T>;
+}
+
+/**
+ * Waits until the playground's picture has decoded. Polled through evaluate (the DevTools protocol):
+ * waitForFunction with a string would need eval in the page, which the dashboard's CSP forbids.
+ */
+async function pictureLoaded(page: Page, ms = 60_000): Promise<void> {
+  const until = Date.now() + ms;
+  const js = `(() => { const i = document.querySelector('[data-testid="playground-image"]'); return !!i && i.complete && i.naturalWidth > 0; })()`;
+  while (!(await inPage<boolean>(page, js))) {
+    if (Date.now() > until) throw new Error('the playground picture did not load');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Retries `check` until it passes: usage and last-used figures are written behind (≤ 1 s). */
+async function eventually(check: () => Promise<void>, ms = 15_000): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (e) {
+      if (Date.now() > until) throw e;
+      await new Promise((r) => setTimeout(r, 300));
+    }
+  }
+}
+
+describe(`dashboard in Chromium (${backendLabel()})`, function () {
+  this.timeout(120_000);
+  let gw: TestGateway;
+  let renderer: { port: number; close(): Promise<void> };
+  let client: ReturnType<typeof createGrpcImageRenderer>;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let org: string;
+  let memberId: string;
+  let opsKey: string;
+  let base: string; // the public base URL the sign-in links point at
+  let createdKey = '';
+  let createdKeyId = '';
+  const pageErrors: string[] = [];
+
+  const signInLink = async (member = memberId) => {
+    const a = await gw.admin.call('POST', `/members/${member}/sign-in-links`);
+    expect(a.status, a.text).to.equal(201);
+    expect(a.body.url).to.match(/\/dashboard\/sign-in#token=[\w-]+/);
+    expect(Date.parse(a.body.expires_at)).to.be.greaterThan(Date.now());
+    return a.body.url as string;
+  };
+  const me = async () => {
+    const a = await gw.getWithKey(opsKey, '/v1/me');
+    expect(a.status).to.equal(200);
+    return a.body;
+  };
+  const fetchFromPage = (pathname: string, key: string) =>
+    inPage<{ status: number; body: any }>( // eslint-disable-line @typescript-eslint/no-explicit-any
+      page,
+      `fetch(${JSON.stringify(pathname)}, { headers: { 'X-Api-Key': ${JSON.stringify(key)} } })
+        .then(async (r) => ({ status: r.status, body: await r.json() }))`,
+    );
+  const ROUTES: Record<string, string> = { Contract: '', Keys: 'keys', Usage: 'usage', Playground: 'playground', Account: 'account' };
+  const goTo = async (name: keyof typeof ROUTES & string) => {
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name, exact: true }).click();
+    await page.waitForURL(`${base}/dashboard/${ROUTES[name]}`);
+  };
+  const heading = () => page.getByRole('heading', { level: 1 }).innerText();
+
+  before(async function () {
+    this.timeout(300_000);
+    if (!fs.existsSync(DIST_INDEX)) {
+      const r = spawnSync(process.execPath, [path.join(ROOT, 'deploy', 'build-dashboard.mjs')], { cwd: ROOT, stdio: 'inherit' });
+      if (r.status !== 0) throw new Error('the dashboard build failed');
+    }
+    renderer = await startRendererServer({
+      config: { ...loadRendererConfig({ RENDER_BACKEND: 'cpu', RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1' }) },
+      logger: createLogger('test-renderer', 'silent'),
+    });
+    client = createGrpcImageRenderer({ addresses: `127.0.0.1:${renderer.port}`, logger: createLogger('c', 'silent') });
+    gw = await startTestGateway({ renderer: client });
+    const o = await gw.admin.createOrg('Northwind Motors');
+    org = o.id;
+    await gw.admin.putContract(org, {
+      categories: ['passenger-car', 'suv', 'sports'],
+      allowed_formats: ['webp', 'png'],
+      rpm_limit: 600,
+      monthly_quota: 5000,
+    });
+    opsKey = (await gw.admin.createKey(org, 'operations')).key;
+    memberId = (await gw.admin.addMember(org, EMAIL)).id;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    page = await context.newPage();
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    page.on('console', (m) => {
+      // a CSP violation is reported on the console: the pages must run under the strict policy
+      if (m.type() === 'error' && /Content Security Policy/i.test(m.text())) pageErrors.push(m.text());
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await gw?.close();
+    client?.close();
+    await renderer?.close();
+  });
+
+  afterEach(() => {
+    expect(pageErrors, 'script errors or CSP violations in the page').to.deep.equal([]);
+  });
+
+  it('serves the pages under a strict CSP and sends a signed-out visitor to sign-in', async () => {
+    const url = await signInLink();
+    base = new URL(url).origin;
+    const index = await request(`${gw.url}/dashboard/keys`);
+    expect(index.status).to.equal(200);
+    const csp = index.headers.get('content-security-policy') ?? '';
+    expect(csp).to.include("default-src 'self'");
+    expect(csp).not.to.include('unsafe-inline');
+    expect(index.text).not.to.match(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline script
+    expect(index.text).not.to.match(/https?:\/\/(?!localhost|127\.0\.0\.1)/); // nothing from a CDN
+
+    await page.goto(`${base}/dashboard/usage`);
+    await page.waitForURL(/\/dashboard\/sign-in$/);
+    expect(await heading()).to.equal('Sign in');
+  });
+
+  it('a sign-in link signs the member in, leaves no token in the address, and works once', async () => {
+    const url = await signInLink();
+    await page.goto(url);
+    await page.waitForURL(`${base}/dashboard/`);
+    expect(await heading()).to.equal('Contract');
+    expect(page.url()).not.to.include('token');
+    expect(await page.getByTestId('org-name').innerText()).to.equal('Northwind Motors');
+    const token = new URL(url).hash.replace('#token=', '');
+    const again = await request(`${gw.url}/dashboard/api/sign-in/link`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: base },
+      body: JSON.stringify({ token }),
+    });
+    expect(again.status).to.equal(401);
+    expect(Object.keys(again.body)).to.have.members(['error', 'message']);
+  });
+
+  it('the contract page shows the same figures as GET /v1/me', async () => {
+    const m = await me();
+    await page.reload();
+    await page.getByTestId('contract-figures').waitFor();
+    const field = (f: string) => page.locator(`[data-field="${f}"]`).first().innerText();
+    const num = async (f: string) => Number((await field(f)).replace(/[^\d]/g, ''));
+    expect(await field('active')).to.equal(m.contract.active ? 'Active' : 'Inactive');
+    expect(await num('rpm_limit')).to.equal(m.contract.rpm_limit);
+    expect(await num('monthly_quota')).to.equal(m.contract.monthly_quota);
+    expect(await num('requests')).to.equal(m.usage.requests);
+    expect(await num('remaining')).to.equal(m.usage.remaining);
+    const categories = await page.locator('[data-field="categories"] li').allInnerTexts();
+    expect(categories).to.deep.equal(m.contract.categories.map((c: { name: string }) => c.name));
+    const formats = await page.locator('[data-field="allowed_formats"] li').allInnerTexts();
+    expect(formats).to.deep.equal(m.contract.allowed_formats);
+  });
+
+  it('a key created on the keys page is shown once, works with fetch() from the page, and usage moves', async () => {
+    const before = (await me()).usage.requests;
+    await goTo('Keys');
+    expect(await heading()).to.equal('API keys');
+    await page.getByLabel('Key name').fill('browser-test');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = page.getByTestId('new-key-secret');
+    await secret.waitFor();
+    createdKey = (await secret.innerText()).trim();
+    expect(createdKey).to.match(/^svc_live_\w{30}$/);
+    expect(await page.getByTestId('new-key').innerText()).to.match(/will not be shown again/i);
+    await page.getByRole('button', { name: 'Copy key' }).isVisible();
+    const row = page.getByTestId('active-keys').locator('tr', { hasText: 'browser-test' });
+    await row.waitFor();
+    createdKeyId = (await row.getAttribute('data-key-id')) ?? '';
+    expect(await row.innerText()).to.include(createdKey.slice(0, 15));
+
+    // shown once: after a reload the page has only the prefix
+    await page.reload();
+    await page.getByTestId('active-keys').waitFor();
+    expect(await page.content()).not.to.include(createdKey);
+
+    const a = await fetchFromPage('/v1/makes', createdKey);
+    expect(a.status).to.equal(200);
+    expect(a.body.makes.map((x: { slug: string }) => x.slug)).to.include('aurelia');
+
+    await eventually(async () => {
+      await page.reload();
+      const lastUsed = await page.getByTestId('active-keys').locator(`tr[data-key-id="${createdKeyId}"] [data-field="last_used_at"]`).innerText();
+      expect(lastUsed).not.to.equal('Never');
+    });
+
+    await goTo('Usage');
+    await page.getByTestId('usage-figures').waitFor();
+    await eventually(async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await page.getByRole('button', { name: 'Refresh' }).isEnabled();
+      const requests = Number((await page.locator('[data-testid="usage-figures"] [data-field="requests"]').innerText()).replace(/[^\d]/g, ''));
+      expect(requests).to.be.greaterThan(before);
+      const keyRow = page.getByTestId('by-key').locator(`tr[data-key-id="${createdKeyId}"]`);
+      expect(await keyRow.innerText()).to.match(/browser-test[\s\S]*\b1$/);
+      const catalogRow = page.getByTestId('by-kind').locator('tr[data-kind="catalog"]');
+      expect(Number((await catalogRow.locator('td').innerText()).replace(/[^\d]/g, ''))).to.be.greaterThan(0);
+    });
+    expect(await page.getByTestId('daily-chart').isVisible()).to.equal(true);
+    expect(await page.getByTestId('cumulative-chart').isVisible()).to.equal(true);
+    // the chart has drawn: the canvas is no longer blank
+    const inked = await inPage<boolean>(
+      page,
+      `(() => { const c = document.querySelector('[data-testid="cumulative-chart"]');
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        for (let i = 3; i < d.length; i += 4) if (d[i] !== 0) return true; return false; })()`,
+    );
+    expect(inked).to.equal(true);
+  });
+
+  it('revoking asks for confirmation (Escape keeps the key), then /v1 refuses the key with 401', async () => {
+    await goTo('Keys');
+    const revokeButton = page.getByTestId('active-keys').locator(`tr[data-key-id="${createdKeyId}"]`).getByRole('button', { name: /Revoke/ });
+    await revokeButton.click();
+    const dialog = page.getByRole('dialog', { name: 'Revoke this key?' });
+    await dialog.waitFor();
+    expect(await inPage<string>(page, 'document.activeElement.textContent')).to.equal('Cancel');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await inPage<boolean>(page, 'document.activeElement.textContent.startsWith("Revoke")')).to.equal(true);
+    expect((await fetchFromPage('/v1/makes', createdKey)).status).to.equal(200);
+
+    await revokeButton.click();
+    await dialog.getByRole('button', { name: 'Revoke key' }).click();
+    await page.getByText('is revoked').waitFor();
+    const refused = await fetchFromPage('/v1/makes', createdKey);
+    expect(refused.status).to.equal(401);
+    expect(Object.keys(refused.body)).to.have.members(['error', 'message']);
+    expect(await page.getByTestId('revoked-keys').locator(`tr[data-key-id="${createdKeyId}"]`).count()).to.equal(1);
+  });
+
+  it('the playground walks make › model › year › variant and shows the picture, JSON, warnings and curl line', async () => {
+    await goTo('Playground');
+    expect(await page.getByText('against your monthly quota').count()).to.be.greaterThan(0);
+    await page.getByLabel('Make').selectOption('aurelia');
+    await page.getByLabel('Model').selectOption('vento');
+    await page.getByLabel('Year').selectOption('2024');
+    await page.getByLabel('Variant').selectOption('gt');
+    await page.getByLabel('View').selectOption('side_left');
+    await page.getByRole('radio', { name: 'blue' }).check();
+    await page.getByLabel('Format').selectOption('png');
+    await page.getByLabel('Width (px)').fill('640');
+    await page.getByLabel('Plate text (optional)').fill('NW 2024');
+    await page.getByRole('button', { name: 'Render' }).click();
+    const img = page.getByTestId('playground-image');
+    await img.waitFor();
+    await pictureLoaded(page);
+    expect(await img.evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth)).to.equal(640);
+    const json = JSON.parse(await page.getByTestId('json-answer').innerText());
+    expect(json.options).to.include({ color_name: 'blue', format: 'png', width: 640, plate: 'NW 2024' });
+    expect(json.vehicle).to.include({ make_slug: 'aurelia', model_slug: 'vento', year: 2024, variant_slug: 'gt' });
+    expect(await page.getByTestId('warnings').innerText()).to.include('PLATE_UNMAPPED');
+    const curl = await page.getByTestId('curl-line').innerText();
+    expect(curl).to.include('-H "X-Api-Key: $KEY"');
+    expect(curl).to.include(`${base}/v1/makes/aurelia/models/vento/2024/gt/side_left?`);
+    expect(curl).to.include('width=640');
+    expect(curl).not.to.match(/svc_live_/);
+    // the curl line's URL is a working /v1 call with the same answer
+    const again = await gw.getWithKey(opsKey, new URL(curl.match(/"(http[^"]+)"$/)![1]!).pathname + new URL(curl.match(/"(http[^"]+)"$/)![1]!).search);
+    expect(again.status).to.equal(200);
+    expect(again.body.options).to.deep.equal(json.options);
+
+    // the playground's calls are the organisation's: counted under the key-less "dashboard" row
+    await eventually(async () => {
+      const u = await gw.getWithKey(opsKey, '/v1/usage');
+      expect(u.status).to.equal(200);
+      const playground = u.body.by_key.find((k: { key_id: string | null }) => k.key_id === null);
+      expect(playground?.requests ?? 0, JSON.stringify(u.body)).to.be.greaterThan(0);
+      expect(u.body.by_kind.find((k: { kind: string }) => k.kind === 'image')?.requests ?? 0).to.be.greaterThan(0);
+    });
+  });
+
+  it('keyboard alone reaches the skip link, the navigation and the main controls, with a visible focus', async () => {
+    // a fresh load: focus starts at the top of the document (a client-side navigation focuses the h1 instead)
+    await page.goto(`${base}/dashboard/keys`);
+    await page.getByTestId('active-keys').waitFor();
+    const seen: { label: string; outline: string }[] = [];
+    for (let i = 0; i < 30; i++) {
+      await page.keyboard.press('Tab');
+      const at = await inPage<{ label: string; outline: string } | null>(
+          page,
+          `(() => { const e = document.activeElement; if (!e || e === document.body) return null; const s = getComputedStyle(e);
+            return { label: ((e.id ? '#' + e.id : '') + ' ' + (e.innerText || e.getAttribute('aria-label') || '')).trim(),
+                     outline: s.outlineStyle + ' ' + s.outlineWidth }; })()`,
+      );
+      if (!at) break; // past the last control: focus has left the page
+      seen.push(at);
+    }
+    const labels = seen.map((s) => s.label);
+    expect(labels[0]).to.include('Skip to content');
+    for (const name of ['Contract', 'Keys', 'Usage', 'Playground', 'Account']) expect(labels.some((l) => l.trim() === name), name).to.equal(true);
+    expect(labels.some((l) => l.startsWith('#key-name'))).to.equal(true);
+    expect(labels.some((l) => l.includes('Create key'))).to.equal(true);
+    expect(labels.some((l) => l.startsWith('Revoke'))).to.equal(true);
+    for (const s of seen) expect(s.outline, s.label).not.to.match(/^none/);
+
+    // create a key with the keyboard only: the new key panel takes focus
+    await page.getByLabel('Key name').focus();
+    await page.keyboard.type('keyboard-key');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('new-key').waitFor();
+    expect(await inPage<string>(page, 'document.activeElement.dataset.testid')).to.equal('new-key');
+
+    // the skip link moves focus to the page
+    await page.goto(`${base}/dashboard/usage`);
+    await page.getByTestId('usage-figures').waitFor();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    expect(await inPage<string>(page, 'location.hash')).to.equal('#main');
+  });
+
+  it('at 375 px wide no page scrolls sideways', async () => {
+    await page.setViewportSize({ width: 375, height: 740 });
+    try {
+      for (const route of ['', 'keys', 'usage', 'playground', 'account']) {
+        await page.goto(`${base}/dashboard/${route}`);
+        await page.getByRole('heading', { level: 1 }).waitFor();
+        await page.waitForLoadState('networkidle');
+        const overflow = await inPage<number>(page, 'document.documentElement.scrollWidth - document.documentElement.clientWidth');
+        const wide = await inPage<string[]>(
+          page,
+          `[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+             .map((e) => e.tagName + '.' + e.className + '#' + e.id + ' ' + Math.round(e.getBoundingClientRect().right)).slice(0, 8)`,
+        );
+        expect(overflow, `/dashboard/${route}: ${wide.join(', ')}`).to.be.at.most(0);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
+  it('account: a password can be set, and the member signs out and back in with it', async () => {
+    await page.goto(`${base}/dashboard/account`);
+    expect(await heading()).to.equal('Account');
+    await page.getByLabel('New password', { exact: true }).fill('short');
+    await page.getByLabel('New password again').fill('short');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.getByText('at least 12 characters').first().waitFor();
+    await page.getByLabel('New password', { exact: true }).fill(PASSWORD);
+    await page.getByLabel('New password again').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.getByText('Your password is saved.').waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/dashboard\/sign-in$/);
+    expect(await inPage<number>(page, `fetch('/dashboard/api/session').then((r) => r.status)`)).to.equal(401);
+
+    await page.getByLabel('Email address').fill(EMAIL);
+    await page.getByLabel('Password', { exact: true }).fill('not the password at all');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/dashboard/`);
+    expect(await heading()).to.equal('Contract');
+  });
+
+  it('a banned member is refused: the open session ends and sign-in answers 403', async () => {
+    const unusedLink = await signInLink();
+    await gw.admin.ban(memberId);
+    try {
+      await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Keys', exact: true }).click();
+      await page.waitForURL(/\/dashboard\/sign-in$/);
+      await page.getByText('Your session has ended').waitFor();
+
+      await page.goto(unusedLink);
+      const alert = page.getByRole('alert');
+      await alert.waitFor();
+      expect(await alert.innerText()).to.equal('Organization access is disabled');
+
+      await page.getByLabel('Email address').fill(EMAIL);
+      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByText('Organization access is disabled').waitFor();
+      expect(page.url()).to.match(/\/dashboard\/sign-in$/);
+      expect((await gw.admin.call('POST', `/members/${memberId}/sign-in-links`)).status).to.equal(403);
+    } finally {
+      await gw.admin.unban(memberId);
+    }
+  });
+
+  it('screenshots of each page (DASHBOARD_SCREENSHOTS=1)', async function () {
+    if (!SCREENSHOTS) this.skip();
+    const shots = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const p = await shots.newPage();
+    const shoot = async (name: string) => {
+      await p.waitForLoadState('networkidle');
+      const png = await p.screenshot({ fullPage: true });
+      // a palette PNG keeps the committed pictures small
+      const small = await sharp(png).png({ palette: true, quality: 90, compressionLevel: 9, effort: 10 }).toBuffer();
+      fs.writeFileSync(path.join(ROOT, 'docs', `dashboard-${name}.png`), small);
+    };
+    try {
+      await p.goto(`${base}/dashboard/sign-in`);
+      await p.getByLabel('Email address').waitFor();
+      await shoot('sign-in');
+      await p.goto(await signInLink());
+      await p.waitForURL(`${base}/dashboard/`);
+      await p.getByTestId('contract-figures').waitFor();
+      await shoot('contract');
+      await p.goto(`${base}/dashboard/keys`);
+      await p.getByTestId('active-keys').waitFor();
+      await shoot('keys');
+      await p.goto(`${base}/dashboard/usage`);
+      await p.getByTestId('by-kind').waitFor();
+      await shoot('usage');
+      await p.goto(`${base}/dashboard/playground`);
+      await p.getByLabel('Variant').waitFor();
+      await p.getByLabel('Year').selectOption('2023');
+      await p.getByLabel('View').selectOption('front_left');
+      await p.getByRole('radio', { name: 'red' }).check();
+      await p.getByLabel('Width (px)').fill('800');
+      await p.getByRole('button', { name: 'Render' }).click();
+      await pictureLoaded(p);
+      await shoot('playground');
+      await p.goto(`${base}/dashboard/account`);
+      await p.getByLabel('New password', { exact: true }).waitFor();
+      await shoot('account');
+    } finally {
+      await shots.close();
+    }
+  });
+});
