@@ -75,6 +75,11 @@ const SPEC_ENDPOINTS: Array<[string, string]> = [
   ['GET', '/v1/colors'],
   ['GET', '/v1/views'],
 ];
+/** Beyond the spec's table (issue 9): the batch call and the usage report. */
+const EXTRA_V1_ENDPOINTS: Array<[string, string]> = [
+  ['GET', '/v1/vehicles/{vehicle_id}/images'],
+  ['GET', '/v1/usage'],
+];
 const ADMIN_ENDPOINTS: Array<[string, string]> = [
   ['GET', '/admin/v1/categories'],
   ['POST', '/admin/v1/organizations'],
@@ -159,7 +164,8 @@ function expectDocumented(method: string, template: string, a: Answer, opts: { c
   const responses = op!.responses as JsonObject;
   expect(responses, `${method} ${template} documents status ${a.status}`).to.have.property(String(a.status));
   const res = deref(responses[String(a.status)]);
-  for (const h of Object.keys((res.headers as JsonObject | undefined) ?? {})) {
+  for (const [h, node] of Object.entries((res.headers as JsonObject | undefined) ?? {})) {
+    if (deref(node).required === false) continue; // documented as present only on some answers
     expect(a.headers.has(h), `${method} ${template} ${a.status}: header ${h}`).to.equal(true);
   }
   const media = (res.content as JsonObject | undefined)?.[opts.contentType ?? 'application/json'];
@@ -190,16 +196,54 @@ describe('docs/openapi.json', () => {
   });
 
   it('documents every endpoint of the spec table, the admin table and the operational routes', () => {
-    for (const [method, p] of [...SPEC_ENDPOINTS, ...ADMIN_ENDPOINTS, ...OTHER_ENDPOINTS]) {
+    for (const [method, p] of [...SPEC_ENDPOINTS, ...EXTRA_V1_ENDPOINTS, ...ADMIN_ENDPOINTS, ...OTHER_ENDPOINTS]) {
       expect(documented(method, p), `${method} ${p}`).to.not.equal(undefined);
     }
-    for (const [method, p] of SPEC_ENDPOINTS.filter(([, p]) => p !== '/v1')) {
+    for (const [method, p] of [...SPEC_ENDPOINTS, ...EXTRA_V1_ENDPOINTS].filter(([, p]) => p !== '/v1')) {
       expect(documented(method, p)!.security, `${method} ${p} needs x-api-key`).to.deep.equal([{ ApiKey: [] }]);
     }
     expect(documented('GET', '/v1')!.security).to.deep.equal([]);
     for (const [method, p] of ADMIN_ENDPOINTS) {
       expect(documented(method, p)!.security, `${method} ${p} needs the admin bearer`).to.deep.equal([{ AdminBearer: [] }]);
     }
+  });
+
+  it('has a contact, and a description on every operation and every response', () => {
+    const contact = (doc.info as JsonObject).contact as JsonObject;
+    expect(contact.name).to.be.a('string');
+    expect(contact.email).to.match(/^[^@\s]+@[^@\s]+$/);
+    for (const [p, item] of Object.entries(doc.paths as JsonObject)) {
+      for (const [m, op] of Object.entries(item as JsonObject)) {
+        const o = op as JsonObject;
+        expect(o.description, `${m} ${p} description`).to.be.a('string').with.length.greaterThan(20);
+        for (const [status, r] of Object.entries(o.responses as JsonObject)) expect(deref(r).description, `${m} ${p} ${status}`).to.be.a('string');
+      }
+    }
+  });
+
+  it('documents X-Request-Id on every answer, Vary on every /v1 answer, and the CORS headers of /images', () => {
+    for (const [p, item] of Object.entries(doc.paths as JsonObject)) {
+      for (const [m, op] of Object.entries(item as JsonObject)) {
+        for (const [status, r] of Object.entries((op as JsonObject).responses as JsonObject)) {
+          const headers = (deref(r).headers as JsonObject | undefined) ?? {};
+          expect(headers, `${m} ${p} ${status}`).to.have.property('X-Request-Id');
+          if (p.startsWith('/v1') && status !== '500') expect(headers, `${m} ${p} ${status}`).to.include.keys('Vary', 'Access-Control-Allow-Origin');
+          if (p.startsWith('/images') && status !== '500') expect(headers, `${m} ${p} ${status}`).to.include.keys('Access-Control-Allow-Origin', 'Cross-Origin-Resource-Policy');
+        }
+      }
+    }
+  });
+
+  it('types shadow as the boolean-like values the parser takes, and limit with its maximum', async () => {
+    const { parseShadow } = await import('../../shared/render-options.ts');
+    const shadow = deref((doc.components as JsonObject).parameters as JsonObject).shadow as JsonObject;
+    const alternatives = (shadow.schema as JsonObject).anyOf as JsonObject[];
+    expect(alternatives.map((a) => a.type)).to.deep.equal(['boolean', 'string']);
+    for (const v of alternatives[1]!.enum as string[]) expect(() => parseShadow(v), v).to.not.throw();
+    for (const v of [String(true), String(false)]) expect(() => parseShadow(v)).to.not.throw(); // a boolean as the client sends it
+    expect(() => parseShadow('yes')).to.throw();
+    const limit = deref((doc.components as JsonObject).parameters as JsonObject).limit as JsonObject;
+    expect((limit.schema as JsonObject).maximum).to.equal(100);
   });
 
   it('documents every route the Express app registers, and nothing it does not', () => {
@@ -470,6 +514,63 @@ describe('docs/openapi.json', () => {
       const bad = await admin('POST', '/admin/v1/catalog/import', { format: 'vehicle-catalog/v1', categories: [], makes: [{ slug: 'Bad Slug', name: 'x', models: [] }] });
       expect(bad.status).to.equal(400);
       expectDocumented('POST', '/admin/v1/catalog/import', bad);
+    });
+
+    it('the batch call, the usage report, malformed paths, route-level 403s and CORS answers', async () => {
+      const makes = (await v1('/v1/makes')).body as JsonObject;
+      const make = (makes.makes as JsonObject[])[0]!.slug as string;
+      const model = (((await v1(`/v1/makes/${make}/models`)).body as JsonObject).models as JsonObject[])[0]!;
+      const year = await v1(`/v1/makes/${make}/models/${String(model.slug)}/${String((model.years as number[])[0])}`);
+      const yb = year.body as JsonObject;
+      const vehicleId = 'vehicle' in yb ? ((yb.vehicle as JsonObject).id as string) : (((yb.variants as JsonObject[])[0]!.vehicle_id) as string);
+      const T = '/v1/vehicles/{vehicle_id}/images';
+      const all = await v1(`/v1/vehicles/${vehicleId}/images?color=red&plate=AB%2012&width=9000`);
+      expect(all.status).to.equal(200);
+      expectDocumented('GET', T, all);
+      const two = await v1(`/v1/vehicles/${vehicleId}/images?views=front,front_left&shadow=false&background=studio`);
+      expectDocumented('GET', T, two);
+      expect(((two.body as JsonObject).images as JsonObject[]).map((i) => i.view)).to.deep.equal(['front', 'front_left']);
+      for (const bad of ['views=wheel', 'views=', 'views=front&views=rear', 'color=nope', 'shadow=yes', 'format=jpeg&background=transparent']) {
+        const a = await v1(`/v1/vehicles/${vehicleId}/images?${bad}`);
+        expect(a.status, bad).to.equal(400);
+        expectDocumented('GET', T, a);
+      }
+      expectDocumented('GET', T, await v1('/v1/vehicles/veh_nothing/images'));
+      expectDocumented('GET', T, await v1('/v1/vehicles/%ZZ/images'));
+
+      const U = '/v1/usage';
+      const usage = await v1(U);
+      expectDocumented('GET', U, usage);
+      expect((usage.body as JsonObject).requests).to.be.greaterThan(0);
+      expectDocumented('GET', U, await v1(`${U}?month=2026-13`));
+      expectDocumented('GET', U, await v1(U, null));
+
+      // a malformed percent-encoding in a path segment: 400 on every /v1 path with parameters, and on /images
+      for (const [t, p] of [['/v1/makes/{make}', '/v1/makes/%ZZ'], ['/v1/makes/{make}/models', '/v1/makes/%ZZ/models'],
+        ['/v1/makes/{make}/models/{model}', '/v1/makes/x/models/%ZZ'], ['/v1/makes/{make}/models/{model}/{year}', '/v1/makes/x/models/y/%ZZ'],
+        ['/v1/makes/{make}/models/{model}/{year}/{view}', '/v1/makes/x/models/y/2020/%ZZ'], ['/images/{token}.{ext}', '/images/%ZZ.png']] as const) {
+        const a = await v1(p);
+        expect(a.status, p).to.equal(400);
+        expect(a.body).to.deep.equal({ error: 'bad_request', message: 'The request is malformed' });
+        expectDocumented('GET', t, a);
+      }
+
+      // a route-level 403 is counted and carries the rate-limit headers; the gate's 403 does not
+      const orgId = ((await admin('POST', '/admin/v1/organizations', { name: 'OpenAPI 403' })).body as JsonObject).id as string;
+      const contract = await admin('PUT', `/admin/v1/organizations/${orgId}/contract`, {
+        categories: ['passenger-car'], allowed_formats: ['webp'], rpm_limit: 100, monthly_quota: 1000, active: true, allowed_origins: ['https://app.example.com'],
+      });
+      expectDocumented('PUT', '/admin/v1/organizations/{org}/contract', contract);
+      expect((contract.body as JsonObject).allowed_origins).to.deep.equal(['https://app.example.com']);
+      const k = ((await admin('POST', `/admin/v1/organizations/${orgId}/keys`, {})).body as JsonObject).key as string;
+      const format403 = await call(`/v1/vehicles/${vehicleId}/images?format=png`, { headers: { 'x-api-key': k, origin: 'https://app.example.com' } });
+      expect(format403.status).to.equal(403);
+      expectDocumented('GET', T, format403);
+      expect(format403.headers.get('ratelimit')).to.match(/"minute";r=\d+/);
+      expect(format403.headers.get('access-control-allow-origin')).to.equal('https://app.example.com');
+      expect(format403.headers.get('vary')).to.match(/Origin/);
+      const noKeyImage = await call('/images/%ZZ.png', { headers: { origin: 'https://elsewhere.example' } });
+      expect(noKeyImage.headers.get('access-control-allow-origin')).to.equal('*');
     });
 
     it('image download: 503 without a renderer, 304 on a matching ETag, 401/400 on bad tokens', async () => {
