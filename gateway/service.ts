@@ -19,6 +19,9 @@ import type { Registry } from 'prom-client';
 import { createLimiter, type ManagedLimiter } from './limits/create-limiter.ts';
 import { createDownloadGuard } from './limits/download-guard.ts';
 import { createSqlUsageStore } from './limits/usage-store.ts';
+import { createSessions } from './dashboard/sessions.ts';
+import { createSignInLinks } from './dashboard/sign-in-links.ts';
+import { createUsageRecorder } from './usage/recorder.ts';
 import type { ImageRenderer } from './render/image-renderer.ts';
 import { loadSecrets } from './secrets.ts';
 import { seedDemoCatalog, seedDemoOrganization } from './seed/demo.ts';
@@ -70,6 +73,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
 
   const bus: InvalidationBus = config.redisUrl ? createRedisBus({ redisUrl: config.redisUrl, logger }) : createLocalBus();
   const limiter = createLimiter({ redisUrl: config.redisUrl, usageStore: createSqlUsageStore(db), flushMs: config.usageFlushMs, logger });
+  const usage = createUsageRecorder({ db, logger, flushMs: config.usageDailyFlushMs });
   const authenticator = createAuthenticator({ db, hashSecrets: secrets.apiKeyHashSecrets, bus, ttlMs: config.authCacheTtlMs });
   const admin = new AdminService(db, bus, secrets.apiKeyHashSecrets[0]!, limiter);
   const signer = createImageSigner({ keys: secrets.imageSigningKeys, ttlSeconds: config.imageUrlTtlSeconds });
@@ -87,6 +91,18 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
   let stopping = false;
   const metrics = createHttpMetrics({ renderTimeoutMs: config.renderTimeoutMs });
   const app = buildApp({
+    usageRecorder: usage,
+    dashboard: {
+      sessions: createSessions({ db, idleSeconds: config.dashboard.sessionIdleSeconds, maxSeconds: config.dashboard.sessionMaxSeconds }),
+      signInLinks: createSignInLinks({ db, ttlSeconds: config.dashboard.linkTtlSeconds, publicBaseUrl: () => baseUrl }),
+      distDir: config.dashboard.distDir,
+      sessionMaxSeconds: config.dashboard.sessionMaxSeconds,
+      signInThrottle: {
+        perAddress: config.dashboard.signInFailuresPerAddress,
+        perEmail: config.dashboard.signInFailuresPerEmail,
+        windowSeconds: config.dashboard.signInWindowSeconds,
+      },
+    },
     metrics,
     adminAuthFailuresPerMinute: config.adminAuthFailuresPerMinute,
     logger,
@@ -161,6 +177,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
         }, config.shutdownGraceMs).unref();
       });
       await limiter.close();
+      await usage.close().catch(() => {}); // a failure is logged with the counts it could not write
       await bus.close();
       if (ownsDb) await db.close();
     },

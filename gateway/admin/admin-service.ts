@@ -142,6 +142,17 @@ export class AdminService {
     return { id: keyId, revoked: true };
   }
 
+  /** The dashboard's revoke: only a key of the member's own organisation (another's is not found). */
+  async revokeOrganizationKey(orgId: string, keyId: string) {
+    const rows = await this.db.query<{ revoked_at: Date }>(
+      'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND org_id = $2 RETURNING revoked_at',
+      [keyId, orgId],
+    );
+    if (!rows[0]) throw notFound('Key');
+    await this.bus.publish(orgId);
+    return { id: keyId, revoked_at: rows[0].revoked_at.toISOString() };
+  }
+
   async addMember(orgId: string, email: string) {
     await this.requireOrg(orgId);
     const id = randomId('mem');
@@ -160,6 +171,8 @@ export class AdminService {
       [memberId, banned],
     );
     if (!rows[0]) throw notFound('Member');
+    // a ban ends every dashboard session of the organisation at once (the lookup also refuses while it lasts)
+    if (banned) await this.db.query('DELETE FROM dashboard_sessions WHERE org_id = $1', [rows[0].org_id]);
     await this.bus.publish(rows[0].org_id);
     return { id: memberId, email: rows[0].email, banned };
   }

@@ -4,7 +4,7 @@ import { MESSAGES, ServiceError } from '../../shared/errors.ts';
 import type { Queryable } from '../db/database.ts';
 import { hashApiKey, isWellFormedApiKey } from './api-key-format.ts';
 import type { InvalidationBus } from './invalidation-bus.ts';
-import { findPrincipalByHashes, findPrincipalByKeyId, type Principal } from './principal.ts';
+import { findPrincipalByHashes, findPrincipalByKeyId, findPrincipalForOrg, isDashboardKeyId, type Principal } from './principal.ts';
 import type { ImageFormat } from '../../shared/render-options.ts';
 
 /** What a signed image URL was granted for (gateway/signing/image-token.ts). */
@@ -67,7 +67,10 @@ export function createAuthenticator(opts: {
     const cached = cache.get(cacheKey);
     if (cached) return cached.principal;
     const gen = generation;
-    const principal = await findPrincipalByKeyId(opts.db, keyId);
+    // a grant of the dashboard playground names its organisation, not a key
+    const principal = isDashboardKeyId(keyId)
+      ? await findPrincipalForOrg(opts.db, keyId.slice('dash_'.length))
+      : await findPrincipalByKeyId(opts.db, keyId);
     if (gen === generation) cache.set(cacheKey, { principal, orgId: principal?.orgId ?? null });
     return principal;
   }

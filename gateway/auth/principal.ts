@@ -58,6 +58,33 @@ export async function findPrincipalByKeyId(db: Queryable, keyId: string): Promis
   return toPrincipal(await db.query<PrincipalRow>(PRINCIPAL_SQL('k.id = $1'), [keyId]));
 }
 
+/**
+ * The dashboard playground calls /v1 as its organisation, with no key: its principal carries this
+ * synthetic key id (never an api_keys id, which start `key_`), so the per-minute window, the image
+ * grants and the usage records all name it; usage stores it as key NULL.
+ */
+export function dashboardKeyId(orgId: string): string {
+  return `dash_${orgId}`;
+}
+
+export function isDashboardKeyId(keyId: string): boolean {
+  return keyId.startsWith('dash_');
+}
+
+/** The organisation as a keyless principal (the playground): ban and contract as for a key. */
+export async function findPrincipalForOrg(db: Queryable, orgId: string): Promise<Principal | null> {
+  const rows = await db.query<PrincipalRow>(
+    `SELECT $2::text AS key_id, NULL::text AS key_name, '' AS prefix, o.id AS org_id, o.name AS org_name, false AS revoked,
+            EXISTS (SELECT 1 FROM members m WHERE m.org_id = o.id AND m.banned) AS banned,
+            c.active, c.allowed_formats, c.rpm_limit, c.monthly_quota,
+            ARRAY(SELECT cc.category_id FROM contract_categories cc WHERE cc.org_id = o.id ORDER BY 1) AS category_ids
+       FROM organizations o LEFT JOIN contracts c ON c.org_id = o.id
+      WHERE o.id = $1`,
+    [orgId, dashboardKeyId(orgId)],
+  );
+  return toPrincipal(rows);
+}
+
 function toPrincipal(rows: PrincipalRow[]): Principal | null {
   const r = rows[0];
   if (!r) return null;

@@ -123,6 +123,14 @@ const members = program.command('members').description('organisation members and
 members.command('add <org> <email>').action(async (org: string, email: string) => print(await call(g(), 'POST', `/organizations/${org}/members`, { email })));
 members.command('ban <member-id>').action(async (id: string) => print(await call(g(), 'POST', `/members/${id}/ban`)));
 members.command('unban <member-id>').action(async (id: string) => print(await call(g(), 'POST', `/members/${id}/unban`)));
+members
+  .command('sign-in-link <member-id>')
+  .description("a single-use dashboard sign-in link for the member (DASHBOARD_LINK_TTL_SECONDS, default 15 min)")
+  .action(async (id: string) => {
+    const link = (await call(g(), 'POST', `/members/${id}/sign-in-links`)) as { url: string; expires_at: string };
+    process.stdout.write(`${link.url}\n`);
+    process.stderr.write(`Single use; expires at ${link.expires_at}.\n`);
+  });
 
 program.command('usage <org>').description("this UTC month's counted /v1 calls").action(async (org: string) => print(await call(g(), 'GET', `/organizations/${org}/usage`)));
 

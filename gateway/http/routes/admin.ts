@@ -10,6 +10,7 @@ import { CatalogFileError, parseCatalogCsv, validateCatalog } from '../../catalo
 import { exportCatalog } from '../../catalog/export.ts';
 import { importCatalog } from '../../catalog/import.ts';
 import type { Database } from '../../db/database.ts';
+import type { SignInLinks } from '../../dashboard/sign-in-links.ts';
 import { ID_RE, VIEW_RE, clientAddress, createAuthFailureThrottle, methodNotAllowed, validateParams, type AuthFailureThrottle } from '../hardening.ts';
 
 function requireAdmin(token: string, throttle: AuthFailureThrottle): RequestHandler {
@@ -65,6 +66,8 @@ export function adminRoutes(deps: {
   authFailuresPerMinute?: number;
   /** Reads request bodies (body.ts): runs right after the token check, so a refused call's body is never read. */
   bodyParser?: RequestHandler;
+  /** Dashboard sign-in links (absent when the dashboard is not served). */
+  signInLinks?: SignInLinks;
 }): Router {
   const r = Router();
   const { admin } = deps;
@@ -109,6 +112,12 @@ export function adminRoutes(deps: {
   r.post('/members/:id/unban', async (req, res) => {
     res.json(await admin.setBanned(param(req.params.id), false));
   });
+  if (deps.signInLinks) {
+    const links = deps.signInLinks;
+    r.post('/members/:id/sign-in-links', async (req, res) => {
+      res.status(201).json(await links.issue(param(req.params.id)));
+    });
+  }
   r.get('/organizations/:org/usage', async (req, res) => {
     res.json(await admin.usage(param(req.params.org)));
   });

@@ -1,0 +1,236 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import cookieParser from 'cookie-parser';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { z } from 'zod';
+import { MESSAGES, ServiceError } from '../../shared/errors.ts';
+import type { AdminService } from '../admin/admin-service.ts';
+import { findPrincipalForOrg } from '../auth/principal.ts';
+import type { CatalogRepo } from '../catalog/catalog-repo.ts';
+import type { Database } from '../db/database.ts';
+import { adminBodyParser, type BodyLimits } from '../http/body.ts';
+import { notFoundHandler } from '../http/errors.ts';
+import { clientAddress, ID_RE, methodNotAllowed, validateParams } from '../http/hardening.ts';
+import { accountSummary } from '../http/routes/v1-me.ts';
+import type { Limiter } from '../limits/limiter.ts';
+import { recordAdmittedCalls } from '../usage/record-middleware.ts';
+import type { UsageRecorder } from '../usage/recorder.ts';
+import { parseMonthParam, usageReport } from '../usage/report.ts';
+import { checkCsrfToken, checkSameOrigin, isStateChanging } from './csrf.ts';
+import { createKey, listKeys } from './keys.ts';
+import { findMember, findMembersWithPassword, setPasswordHash, type MemberRow } from './members.ts';
+import { checkNewPassword, hashPassword, verifyNothing, verifyPassword } from './passwords.ts';
+import { playgroundGate, SESSION_ENDED } from './playground.ts';
+import { dashboardSecurityHeaders } from './security-headers.ts';
+import { SESSION_COOKIE, type Session, type Sessions } from './sessions.ts';
+import type { SignInLinks } from './sign-in-links.ts';
+import { dashboardStatic } from './static.ts';
+import { createFailureThrottle } from './throttle.ts';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Locals {
+      session?: Session;
+    }
+  }
+}
+
+const DEFAULT_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dashboard/dist');
+
+/** What service.ts builds for the dashboard (app.ts adds the shared parts: DashboardDeps). */
+export interface DashboardOptions {
+  sessions: Sessions;
+  signInLinks: SignInLinks;
+  /** dashboard/dist by default. */
+  distDir?: string | null;
+  sessionMaxSeconds: number;
+  signInThrottle: { perAddress: number; perEmail: number; windowSeconds: number };
+}
+
+export interface DashboardDeps extends DashboardOptions {
+  db: Database;
+  admin: AdminService;
+  limiter: Limiter;
+  recorder: UsageRecorder;
+  repo: CatalogRepo;
+  publicBaseUrl: () => string;
+  /** The /v1 routes without their gate: the playground mirror runs them behind the session's. */
+  v1: Router;
+  bodyLimits: BodyLimits;
+}
+
+function body<T>(schema: z.ZodType<T>, data: unknown): T {
+  const r = schema.safeParse(data ?? {});
+  if (!r.success) {
+    const first = r.error.issues[0]!;
+    throw new ServiceError('bad_request', `Invalid ${first.path.join('.') || 'body'}: ${first.message}`);
+  }
+  return r.data;
+}
+
+const linkBody = z.object({ token: z.string().min(1).max(200) });
+const passwordSignInBody = z.object({ email: z.string().trim().min(1).max(320), password: z.string().min(1).max(1024) });
+const passwordBody = z.object({ password: z.string(), current_password: z.string().max(1024).optional() });
+const keyBody = z.object({ name: z.string().trim().min(1).max(200) });
+
+const memberDto = (s: { memberId: string; email: string; hasPassword: boolean }) => ({ id: s.memberId, email: s.email, has_password: s.hasPassword });
+
+/**
+ * /dashboard: the built pages, and under /dashboard/api the JSON API the pages call with a session
+ * cookie (never an API key): sign-in, session, password, contract, keys, usage, and the playground
+ * mirror of /v1 (docs/dashboard.md).
+ */
+export function dashboardRoutes(deps: DashboardDeps): Router {
+  const r = Router();
+  r.use(dashboardSecurityHeaders(deps.publicBaseUrl));
+  r.get('/', (req, res, next) => {
+    // "/dashboard" → "/dashboard/" so that the pages' relative URLs resolve under it
+    const [p, q] = req.originalUrl.split('?', 2) as [string, string | undefined];
+    if (!p.endsWith('/')) res.redirect(301, `${p}/${q !== undefined ? `?${q}` : ''}`);
+    else next();
+  });
+  r.use('/api', apiRoutes(deps));
+  r.use(dashboardStatic(deps.distDir ?? DEFAULT_DIST));
+  return r;
+}
+
+function apiRoutes(deps: DashboardDeps): Router {
+  const { db, sessions } = deps;
+  const api = Router();
+  const windowMs = deps.signInThrottle.windowSeconds * 1000;
+  const byAddress = createFailureThrottle({ limit: deps.signInThrottle.perAddress, windowMs });
+  const byEmail = createFailureThrottle({ limit: deps.signInThrottle.perEmail, windowMs });
+  const secureCookie = () => deps.publicBaseUrl().startsWith('https:');
+  const cookieOptions = () => ({ httpOnly: true, sameSite: 'strict' as const, path: '/dashboard', secure: secureCookie() });
+
+  api.use((_req, res, next) => {
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
+  api.use((req, _res, next) => {
+    if (isStateChanging(req)) checkSameOrigin(req, deps.publicBaseUrl());
+    next();
+  });
+  api.use(cookieParser());
+  api.use(adminBodyParser({ small: deps.bodyLimits, large: deps.bodyLimits, largeRoute: () => false }));
+  validateParams(api, { id: ID_RE });
+
+  async function startSession(res: Response, m: MemberRow) {
+    const s = await sessions.create(m.id, m.org_id);
+    res.cookie(SESSION_COOKIE, s.id, { ...cookieOptions(), maxAge: deps.sessionMaxSeconds * 1000 });
+    res.json({ member: { id: m.id, email: m.email, has_password: m.password_hash !== null }, csrf_token: s.csrfToken });
+  }
+
+  api.post('/sign-in/link', async (req, res) => {
+    const address = clientAddress(req);
+    byAddress.check(address);
+    const { token } = body(linkBody, req.body);
+    const memberId = await deps.signInLinks.redeem(token);
+    const m = memberId ? await findMember(db, memberId) : null;
+    if (!m) {
+      byAddress.fail(address);
+      throw new ServiceError('unauthorized', 'The sign-in link is unknown, already used or expired');
+    }
+    if (m.org_banned) throw new ServiceError('forbidden', MESSAGES.banned);
+    await startSession(res, m);
+  });
+
+  api.post('/sign-in/password', async (req, res) => {
+    const address = clientAddress(req);
+    const { email, password } = body(passwordSignInBody, req.body);
+    const emailKey = email.toLowerCase();
+    byAddress.check(address);
+    byEmail.check(emailKey);
+    const candidates = await findMembersWithPassword(db, email);
+    let match: MemberRow | null = null;
+    for (const m of candidates) {
+      if (await verifyPassword(m.password_hash!, password)) {
+        match = m;
+        break;
+      }
+    }
+    if (candidates.length === 0) await verifyNothing(password);
+    if (!match) {
+      byAddress.fail(address);
+      byEmail.fail(emailKey);
+      throw new ServiceError('unauthorized', 'The email or password is not correct');
+    }
+    if (match.org_banned) throw new ServiceError('forbidden', MESSAGES.banned);
+    await startSession(res, match);
+  });
+
+  // everything below needs a live session, and its CSRF token on state-changing calls
+  const requireSession: RequestHandler = async (req, res, next) => {
+    const id = (req.cookies as Record<string, unknown> | undefined)?.[SESSION_COOKIE];
+    const s = typeof id === 'string' ? await sessions.lookup(id) : null;
+    if (!s) throw new ServiceError('unauthorized', SESSION_ENDED);
+    if (isStateChanging(req)) checkCsrfToken(req, s.csrfToken);
+    res.locals.session = s;
+    req.log?.setBindings?.({ org: s.orgId, member: s.memberId });
+    next();
+  };
+  api.use(requireSession);
+  const session = (res: Response) => res.locals.session!;
+  const orgPrincipal = async (res: Response) => {
+    const p = await findPrincipalForOrg(db, session(res).orgId);
+    if (!p) throw new ServiceError('unauthorized', SESSION_ENDED);
+    return p;
+  };
+
+  api.get('/session', (_req, res) => {
+    const s = session(res);
+    res.json({ member: memberDto(s), organization: { id: s.orgId, name: s.orgName }, csrf_token: s.csrfToken });
+  });
+
+  api.post('/sign-out', async (_req, res) => {
+    await sessions.revoke(session(res).idHash);
+    res.clearCookie(SESSION_COOKIE, cookieOptions());
+    res.status(204).end();
+  });
+
+  api.put('/password', async (req: Request, res) => {
+    const s = session(res);
+    const input = body(passwordBody, req.body);
+    const password = checkNewPassword(input.password);
+    const m = await findMember(db, s.memberId);
+    if (!m) throw new ServiceError('unauthorized', SESSION_ENDED);
+    if (m.password_hash !== null) {
+      const emailKey = m.email.toLowerCase();
+      byEmail.check(emailKey);
+      if (input.current_password === undefined || !(await verifyPassword(m.password_hash, input.current_password))) {
+        byEmail.fail(emailKey);
+        throw new ServiceError('forbidden', 'The current password is not correct');
+      }
+    }
+    await setPasswordHash(db, s.memberId, await hashPassword(password));
+    await sessions.revokeOthers(s.memberId, s.idHash); // a changed password ends the member's other sessions
+    res.status(204).end();
+  });
+
+  api.get('/contract', async (_req, res) => {
+    res.json(await accountSummary({ repo: deps.repo, limiter: deps.limiter }, await orgPrincipal(res)));
+  });
+
+  api.get('/keys', async (_req, res) => {
+    res.json({ keys: await listKeys(db, deps.recorder, session(res).orgId) });
+  });
+  api.post('/keys', async (req, res) => {
+    res.status(201).json(await createKey(db, deps.admin, session(res).orgId, body(keyBody, req.body).name));
+  });
+  api.post('/keys/:id/revoke', async (req, res) => {
+    res.json(await deps.admin.revokeOrganizationKey(session(res).orgId, String(req.params.id)));
+  });
+
+  api.get('/usage', async (req, res) => {
+    const month = parseMonthParam(req.query.month);
+    res.json(await usageReport({ db, limiter: deps.limiter, recorder: deps.recorder }, await orgPrincipal(res), month));
+  });
+
+  // the playground: the same /v1 routes as the organisation, counted like any /v1 call (key: none)
+  api.use('/v1', playgroundGate({ db, limiter: deps.limiter }), recordAdmittedCalls(deps.recorder), deps.v1);
+
+  methodNotAllowed(api);
+  api.use(notFoundHandler);
+  return api;
+}

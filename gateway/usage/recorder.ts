@@ -1,0 +1,129 @@
+import type { Logger } from '../../shared/logger.ts';
+import type { Database } from '../db/database.ts';
+import type { UsageKind } from './kinds.ts';
+
+/** One pending count: admitted calls of (organisation, key, kind, UTC day) not yet in usage_daily. */
+export interface UsageDelta {
+  orgId: string;
+  /** null: the dashboard playground. */
+  keyId: string | null;
+  kind: UsageKind;
+  day: string; // YYYY-MM-DD, UTC
+  delta: number;
+}
+
+export interface UsageRecorder {
+  record(orgId: string, keyId: string | null, kind: UsageKind, nowMs?: number): void;
+  /** Writes the pending counts in one transaction; on failure they stay pending and the error is thrown. */
+  flush(): Promise<void>;
+  /**
+   * Runs `read` with this instance's pending deltas, serialised with flushes: a batch being written
+   * is either still pending or already stored when `read` runs, never both nor neither.
+   */
+  withPending<T>(read: (pending: readonly UsageDelta[]) => Promise<T>): Promise<T>;
+  /** This instance's latest unflushed use of a key (ms), if any. */
+  pendingLastUsed(keyId: string): number | undefined;
+  /** Stops the timer and flushes (throws, after logging, if the last flush fails). */
+  close(): Promise<void>;
+  readonly failedFlushes: number;
+}
+
+export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * Per-day usage counts, written behind: every admitted /v1 call adds 1 in memory; a timer writes the
+ * deltas (and the keys' last use) every `flushMs` in one transaction, and close() writes the rest.
+ * A failed write keeps its deltas for the next one and is logged with them, so nothing is lost or
+ * counted twice.
+ */
+export function createUsageRecorder(opts: { db: Database; logger: Logger; flushMs: number }): UsageRecorder {
+  const { db, logger } = opts;
+  let pending = new Map<string, UsageDelta>();
+  let lastUsed = new Map<string, number>();
+  let failed = 0;
+  let closed = false;
+  let lock: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
+    const p = lock.then(fn, fn);
+    lock = p.catch(() => {});
+    return p;
+  };
+
+  function add(d: UsageDelta): void {
+    const k = `${d.orgId}\n${d.keyId ?? ''}\n${d.kind}\n${d.day}`;
+    const cur = pending.get(k);
+    if (cur) cur.delta += d.delta;
+    else pending.set(k, { ...d });
+  }
+  function touch(keyId: string, ms: number): void {
+    if ((lastUsed.get(keyId) ?? 0) < ms) lastUsed.set(keyId, ms);
+  }
+
+  async function write(batch: UsageDelta[], used: Array<[string, number]>): Promise<void> {
+    await db.transaction(async (tx) => {
+      if (batch.length > 0) {
+        await tx.query(
+          `INSERT INTO usage_daily (org_id, key_id, kind, day, requests)
+           SELECT o, k, t, d, n FROM unnest($1::text[], $2::text[], $3::text[], $4::date[], $5::int[]) AS u(o, k, t, d, n)
+           ON CONFLICT (org_id, (COALESCE(key_id, '')), kind, day) DO UPDATE SET requests = usage_daily.requests + EXCLUDED.requests`,
+          [batch.map((d) => d.orgId), batch.map((d) => d.keyId), batch.map((d) => d.kind), batch.map((d) => d.day), batch.map((d) => d.delta)],
+        );
+      }
+      if (used.length > 0) {
+        await tx.query(
+          `UPDATE api_keys k SET last_used_at = GREATEST(COALESCE(k.last_used_at, u.t), u.t)
+             FROM unnest($1::text[], $2::timestamptz[]) AS u(id, t) WHERE k.id = u.id`,
+          [used.map(([id]) => id), used.map(([, ms]) => new Date(ms).toISOString())],
+        );
+      }
+    });
+  }
+
+  const flush = () =>
+    exclusive(async () => {
+      if (pending.size === 0 && lastUsed.size === 0) return;
+      const batch = [...pending.values()];
+      const used = [...lastUsed.entries()];
+      pending = new Map();
+      lastUsed = new Map();
+      try {
+        await write(batch, used);
+      } catch (err) {
+        failed += 1;
+        for (const d of batch) add(d); // kept for the next try
+        for (const [id, ms] of used) touch(id, ms);
+        logger.error(
+          { err, deltas: batch, requests: batch.reduce((s, d) => s + d.delta, 0), failedFlushes: failed },
+          'usage: writing the per-day usage counts failed; they stay pending for the next flush',
+        );
+        throw err;
+      }
+    });
+
+  const timer = opts.flushMs > 0 ? setInterval(() => void flush().catch(() => {}), opts.flushMs) : null;
+  timer?.unref();
+
+  return {
+    record(orgId, keyId, kind, nowMs = Date.now()) {
+      add({ orgId, keyId, kind, day: utcDay(nowMs), delta: 1 });
+      if (keyId !== null) touch(keyId, nowMs);
+    },
+    flush,
+    withPending: (read) => exclusive(() => read([...pending.values()])),
+    pendingLastUsed: (keyId) => lastUsed.get(keyId),
+    get failedFlushes() {
+      return failed;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (timer) clearInterval(timer);
+      try {
+        await flush();
+      } catch (err) {
+        logger.error({ err, lost: [...pending.values()] }, 'usage: final flush on close failed; these per-day counts are not stored');
+        throw err;
+      }
+    },
+  };
+}
