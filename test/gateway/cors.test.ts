@@ -224,33 +224,33 @@ describe(`CORS (${backendLabel()})`, function () {
       const tab = await browser.newPage();
       await tab.goto(pageOrigin + '/');
       const api = withRenderer.url.replace('127.0.0.1', 'localhost'); // another origin than the page
-      const result = await tab.evaluate(
-        async ({ api, key, otherKey, path }) => {
-          const r = await fetch(`${api}${path}/front?format=png&width=240&color=red`, { headers: { 'x-api-key': key } });
-          const body = await r.json();
-          const rateLimit = r.headers.get('RateLimit');
-          const requestId = r.headers.get('X-Request-Id');
-          let otherError = '';
-          try {
-            await fetch(`${api}/v1/makes`, { headers: { 'x-api-key': otherKey } });
-          } catch (e) {
-            otherError = String(e);
-          }
-          const img = await fetch(body.image_url); // http://localhost:<port>/images/…: cross-origin too
-          const blob = await img.blob();
-          const bitmap = await createImageBitmap(blob);
-          const canvas = document.getElementById('c') as HTMLCanvasElement;
-          canvas.width = bitmap.width;
-          canvas.height = bitmap.height;
-          const ctx = canvas.getContext('2d')!;
-          ctx.drawImage(bitmap, 0, 0);
-          const px = ctx.getImageData(0, 0, bitmap.width, bitmap.height).data; // throws on a tainted canvas
-          let sum = 0;
-          for (let i = 0; i < px.length; i += 4) sum += px[i]!;
-          return { status: r.status, rateLimit, requestId, otherError, imgStatus: img.status, width: bitmap.width, meanRed: sum / (px.length / 4) };
-        },
-        { api, key: allowed.key, otherKey: refused.key, path: SINGLE },
-      );
+      // the page's own script (plain JavaScript: the project's TypeScript has no DOM library)
+      const script = `(async ({ api, key, otherKey, path }) => {
+        const r = await fetch(api + path + '/front?format=png&width=240&color=red', { headers: { 'x-api-key': key } });
+        const body = await r.json();
+        const rateLimit = r.headers.get('RateLimit');
+        const requestId = r.headers.get('X-Request-Id');
+        let otherError = '';
+        try {
+          await fetch(api + '/v1/makes', { headers: { 'x-api-key': otherKey } });
+        } catch (e) {
+          otherError = String(e);
+        }
+        const img = await fetch(body.image_url); // http://localhost:<port>/images/…: cross-origin too
+        const bitmap = await createImageBitmap(await img.blob());
+        const canvas = document.getElementById('c');
+        canvas.width = bitmap.width;
+        canvas.height = bitmap.height;
+        const ctx = canvas.getContext('2d');
+        ctx.drawImage(bitmap, 0, 0);
+        const px = ctx.getImageData(0, 0, bitmap.width, bitmap.height).data; // throws on a tainted canvas
+        let sum = 0;
+        for (let i = 0; i < px.length; i += 4) sum += px[i];
+        return { status: r.status, rateLimit, requestId, otherError, imgStatus: img.status, width: bitmap.width, meanRed: sum / (px.length / 4) };
+      })(${JSON.stringify({ api, key: allowed.key, otherKey: refused.key, path: SINGLE })})`;
+      const result = (await tab.evaluate(script)) as {
+        status: number; rateLimit: string | null; requestId: string | null; otherError: string; imgStatus: number; width: number; meanRed: number;
+      };
       await tab.close();
       expect(result.status).to.equal(200);
       expect(result.rateLimit).to.match(/"minute";r=\d+/);
