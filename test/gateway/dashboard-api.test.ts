@@ -258,7 +258,7 @@ describe(`dashboard API (${backendLabel()})`, function () {
 
     it('without a built dashboard the pages answer 503 JSON', async () => {
       const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'vis-dash-empty-'));
-      const g2 = await startTestGateway({ db: gw.db, env: { DASHBOARD_DIST_DIR: path.join(empty, 'dist') } });
+      const g2 = await startTestGateway({ db: gw.db, dataDir: gw.dataDir, seedDemo: false, env: { DASHBOARD_DIST_DIR: path.join(empty, 'dist') } });
       try {
         const a = await request(`${g2.url}/dashboard/keys`);
         expectError(a, 503, 'unavailable');
@@ -303,7 +303,7 @@ describe(`dashboard API (${backendLabel()})`, function () {
     });
 
     it('failed sign-ins are throttled per client address', async () => {
-      const g2 = await startTestGateway({ db: gw.db, env: { DASHBOARD_SIGN_IN_FAILURES_PER_ADDRESS: '4' } });
+      const g2 = await startTestGateway({ db: gw.db, dataDir: gw.dataDir, seedDemo: false, env: { DASHBOARD_SIGN_IN_FAILURES_PER_ADDRESS: '4' } });
       try {
         const p = new DashboardClient(g2.url);
         for (let i = 0; i < 2; i++) expectError(await p.call('POST', '/sign-in/link', { token: `bad-${i}` }), 401, 'unauthorized');
