@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { loadRendererConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
@@ -419,9 +419,9 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
     if (!SCREENSHOTS) this.skip();
     const shots = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const p = await shots.newPage();
-    const shoot = async (name: string) => {
+    const shoot = async (name: string, mask: Locator[] = []) => {
       await p.waitForLoadState('networkidle');
-      const png = await p.screenshot({ fullPage: true });
+      const png = await p.screenshot({ fullPage: true, mask, maskColor: '#9ca3af' });
       // a palette PNG keeps the committed pictures small
       const small = await sharp(png).png({ palette: true, quality: 90, compressionLevel: 9, effort: 10 }).toBuffer();
       fs.writeFileSync(path.join(ROOT, 'docs', `dashboard-${name}.png`), small);
@@ -435,13 +435,17 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
       await p.getByTestId('contract-figures').waitFor();
       await shoot('contract');
       await p.goto(`${base}/dashboard/keys`);
-      await p.getByTestId('active-keys').waitFor();
-      await shoot('keys');
+      await p.getByLabel('Key name').fill('website-production');
+      await p.getByRole('button', { name: 'Create key' }).click();
+      await p.getByTestId('new-key-secret').waitFor();
+      await p.locator('body').click({ position: { x: 5, y: 5 } }); // no focus ring in the picture
+      await shoot('keys', [p.getByTestId('new-key-secret')]); // the secret of a throw-away gateway, masked all the same
       await p.goto(`${base}/dashboard/usage`);
       await p.getByTestId('by-kind').waitFor();
       await shoot('usage');
       await p.goto(`${base}/dashboard/playground`);
-      await p.getByLabel('Variant').waitFor();
+      await p.getByLabel('Make').selectOption('aurelia');
+      await p.getByLabel('Model').selectOption('vento');
       await p.getByLabel('Year').selectOption('2023');
       await p.getByLabel('View').selectOption('front_left');
       await p.getByRole('radio', { name: 'red' }).check();
@@ -449,6 +453,9 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
       await p.getByRole('button', { name: 'Render' }).click();
       await pictureLoaded(p);
       await shoot('playground');
+      await p.setViewportSize({ width: 375, height: 740 });
+      await shoot('playground-phone');
+      await p.setViewportSize({ width: 1280, height: 800 });
       await p.goto(`${base}/dashboard/account`);
       await p.getByLabel('New password', { exact: true }).waitFor();
       await shoot('account');

@@ -44,7 +44,7 @@ export function Layout({ route, session, children }: { route: Route; session: Se
       </main>
       <footer class="footer">
         <p>
-          Signed in as {session ? session.member.email : 'nobody'} · <a href="/docs">API reference</a>
+          {session ? `Signed in as ${session.member.email}` : 'Not signed in'} · <a href="/docs">API reference</a>
         </p>
       </footer>
     </>

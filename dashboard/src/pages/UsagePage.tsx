@@ -119,8 +119,8 @@ function UsageCharts({
       data: {
         labels: series.labels,
         datasets: [
-          { label: `${thisName} (running total)`, data: series.thisCumulative, borderColor: THIS_COLOUR, backgroundColor: THIS_COLOUR, tension: 0.1 },
-          { label: `${lastName} (running total)`, data: series.lastCumulative, borderColor: LAST_COLOUR, backgroundColor: LAST_COLOUR, tension: 0.1 },
+          { label: `${thisName} (running total)`, data: series.thisCumulative, borderColor: THIS_COLOUR, backgroundColor: THIS_COLOUR, pointRadius: 2, tension: 0.1 },
+          { label: `${lastName} (running total)`, data: series.lastCumulative, borderColor: LAST_COLOUR, backgroundColor: LAST_COLOUR, pointRadius: 2, tension: 0.1 },
           ...(showQuota
             ? [{ label: 'Monthly quota', data: series.quota, borderColor: QUOTA_COLOUR, backgroundColor: QUOTA_COLOUR, borderDash: [6, 4], pointRadius: 0 }]
             : []),
