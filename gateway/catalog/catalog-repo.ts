@@ -45,16 +45,18 @@ export interface ViewRow {
   transparent: boolean;
 }
 
-const VEHICLE_SELECT = `
+const VEHICLE_COLUMNS = `
   SELECT v.id, mk.id AS make_id, mk.slug AS make_slug, mk.name AS make_name,
          md.id AS model_id, md.slug AS model_slug, md.name AS model_name,
          v.year, v.variant_slug, v.variant_name,
          c.id AS category_id, c.slug AS category_slug, c.name AS category_name,
-         v.asset_set, v.published
+         v.asset_set, v.published`;
+const VEHICLE_FROM = `
     FROM vehicles v
     JOIN models md ON md.id = v.model_id
     JOIN makes mk ON mk.id = md.make_id
     JOIN categories c ON c.id = v.category_id`;
+const VEHICLE_SELECT = `${VEHICLE_COLUMNS}${VEHICLE_FROM}`;
 
 /**
  * Read side of the catalog. Every list takes the caller's contract categories: only published
@@ -119,6 +121,31 @@ export class CatalogRepo {
         ORDER BY v.variant_name NULLS FIRST, v.variant_slug`,
       [modelId, year],
     );
+  }
+
+  /**
+   * `listPublishedVehicles` of the model year that `makeSlug`/`modelSlug` name, each with its view
+   * `view` when that view is published (else null), in one round trip: the image call's hot path.
+   */
+  async listPublishedVehiclesWithView(
+    makeSlug: string,
+    modelSlug: string,
+    year: number,
+    view: ViewId,
+  ): Promise<Array<{ vehicle: VehicleRow; view: ViewRow | null }>> {
+    const rows = await this.db.query<VehicleRow & { vv: ViewRow | null }>(
+      `${VEHICLE_COLUMNS},
+              CASE WHEN vv.view IS NULL THEN NULL ELSE json_build_object(
+                'view', vv.view, 'published', vv.published, 'shadow', vv.shadow, 'plate_quad', vv.plate_quad,
+                'asset_set', vv.asset_set, 'asset_view', vv.asset_view, 'asset_revision', vv.asset_revision,
+                'width', vv.width, 'height', vv.height, 'transparent', vv.transparent) END AS vv
+       ${VEHICLE_FROM}
+         LEFT JOIN vehicle_views vv ON vv.vehicle_id = v.id AND vv.view = $4 AND vv.published
+        WHERE mk.slug = $1 AND md.slug = $2 AND v.year = $3 AND v.published
+        ORDER BY v.variant_name NULLS FIRST, v.variant_slug`,
+      [makeSlug, modelSlug, year, view],
+    );
+    return rows.map(({ vv, ...vehicle }) => ({ vehicle, view: vv }));
   }
 
   async findVehicleById(id: string): Promise<VehicleRow | null> {

@@ -37,6 +37,8 @@ export function vehicleDto(v: VehicleRow): VehicleDto {
 
 export const MAKES_TTL_MS = 2000;
 
+const YEAR_RE = /^\d{4}$/;
+
 const notFound = (what: string) => new ServiceError('not_found', `${what} not found`);
 
 function categories(p: Principal): string[] {
@@ -58,16 +60,20 @@ export class CatalogService {
    * The make list is the hottest catalog call and the same for every contract with the same
    * categories; it is kept for a short while (publishing shows within MAKES_TTL_MS).
    */
-  private readonly makesCache = new LRUCache<string, Promise<{ makes: ReturnType<typeof ref>[] }>>({ max: 1000, ttl: MAKES_TTL_MS });
+  private readonly makesCache = new LRUCache<string, Promise<Buffer>>({ max: 1000, ttl: MAKES_TTL_MS });
 
   constructor(private readonly repo: CatalogRepo) {}
 
-  listMakes(p: Principal) {
+  /**
+   * `{ makes }`, already serialised: the same bytes for every caller with the same categories until
+   * the entry expires, so it is serialised once per entry instead of once per request.
+   */
+  listMakesJson(p: Principal): Promise<Buffer> {
     const cats = categories(p);
     const key = cats.join(',');
     let hit = this.makesCache.get(key);
     if (!hit) {
-      hit = this.repo.listVisibleMakes(cats).then((makes) => ({ makes: makes.map(ref) }));
+      hit = this.repo.listVisibleMakes(cats).then((makes) => Buffer.from(JSON.stringify({ makes: makes.map(ref) })));
       hit.catch(() => this.makesCache.delete(key));
       this.makesCache.set(key, hit);
     }
@@ -104,7 +110,7 @@ export class CatalogService {
 
   private async yearVehicles(p: Principal, makeSlug: string, modelSlug: string, yearRaw: string) {
     const { mk, md } = await this.model(p, makeSlug, modelSlug);
-    if (!/^\d{4}$/.test(yearRaw)) throw notFound('Year');
+    if (!YEAR_RE.test(yearRaw)) throw notFound('Year');
     const year = Number(yearRaw);
     const published = await this.repo.listPublishedVehicles(md.id, year);
     const allowed = new Set(categories(p));
@@ -147,6 +153,9 @@ export class CatalogService {
   /**
    * Resolves the vehicle an image path names, applying the contract's category (403) and the view's
    * publication (404). `variantSlug` null: the year must resolve to a single vehicle.
+   *
+   * The hot path is one query (the model year's published vehicles with the asked view); only when it
+   * finds nothing are the make, model and year looked up one by one, to answer the right 404.
    */
   async resolveImageTarget(
     p: Principal,
@@ -156,27 +165,41 @@ export class CatalogService {
     variantSlug: string | null,
     viewId: string,
   ): Promise<{ vehicle: VehicleRow; view: ViewRow }> {
-    const { published, visible } = await this.yearVehicles(p, makeSlug, modelSlug, yearRaw);
+    if (YEAR_RE.test(yearRaw) && isViewId(viewId)) {
+      const rows = await this.repo.listPublishedVehiclesWithView(makeSlug, modelSlug, Number(yearRaw), viewId);
+      if (rows.length > 0) {
+        const vehicle = this.imageVehicle(p, rows.map((r) => r.vehicle), variantSlug);
+        const view = rows.find((r) => r.vehicle === vehicle)!.view;
+        if (!view) throw notFound('View');
+        return { vehicle, view };
+      }
+    }
+    const { published } = await this.yearVehicles(p, makeSlug, modelSlug, yearRaw);
     if (published.length === 0) throw notFound('Year');
-    let vehicle: VehicleRow | undefined;
+    const vehicle = this.imageVehicle(p, published, variantSlug);
+    if (!isViewId(viewId)) throw notFound('View');
+    const view = await this.repo.findPublishedView(vehicle.id, viewId as ViewId);
+    if (!view) throw notFound('View');
+    return { vehicle, view };
+  }
+
+  /** The vehicle of an image path among the model year's published ones (404 variant, 403 category). */
+  private imageVehicle(p: Principal, published: VehicleRow[], variantSlug: string | null): VehicleRow {
+    const allowed = categories(p);
+    let vehicle: VehicleRow;
     if (variantSlug !== null) {
       const named = published.find((x) => x.variant_slug === variantSlug);
       if (!named) throw notFound('Variant');
       vehicle = named;
-    } else if (visible.length === 1) {
-      vehicle = visible[0];
-    } else if (visible.length > 1) {
-      throw new ServiceError('not_found', 'This year has several variants: put the variant slug before the view');
     } else {
-      vehicle = published[0]; // all outside the contract: the category answer below applies
+      const visible = published.filter((v) => allowed.includes(v.category_id));
+      if (visible.length > 1) throw new ServiceError('not_found', 'This year has several variants: put the variant slug before the view');
+      vehicle = visible[0] ?? published[0]!; // all outside the contract: the category answer below applies
     }
-    if (!categories(p).includes(vehicle!.category_id)) {
+    if (!allowed.includes(vehicle.category_id)) {
       throw new ServiceError('forbidden', MESSAGES.categoryNotInContract);
     }
-    if (!isViewId(viewId)) throw notFound('View');
-    const view = await this.repo.findPublishedView(vehicle!.id, viewId as ViewId);
-    if (!view) throw notFound('View');
-    return { vehicle: vehicle!, view };
+    return vehicle;
   }
 
   /**

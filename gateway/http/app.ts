@@ -15,7 +15,7 @@ import { createDownloadGuard, type DownloadGuard } from '../limits/download-guar
 import { authenticateAndLimit } from './authenticate.ts';
 import { adminBodyParser, type BodyLimits } from './body.ts';
 import { createContractOrigins, imageCors, v1Cors, type ContractOrigins } from './cors.ts';
-import { urlForLog } from './log-redaction.ts';
+import { accessLogSerializers } from './log-redaction.ts';
 import { errorHandler, limitUrlLength, notFoundHandler } from './errors.ts';
 import { methodNotAllowed } from './hardening.ts';
 import { createHttpMetrics, type HttpMetrics } from './metrics.ts';
@@ -90,10 +90,9 @@ export function buildApp(deps: AppDeps): Express {
       },
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-      serializers: {
-        // the URL as the router sees it, image tokens and key-shaped strings masked (log-redaction.ts)
-        req: (req) => ({ id: req.id, method: req.method, url: urlForLog(req.raw ?? req) }),
-      },
+      // the URL as the router sees it, image tokens and key-shaped strings masked; the status (log-redaction.ts)
+      wrapSerializers: false,
+      serializers: accessLogSerializers,
     }),
   );
   app.use(metrics.middleware);

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /**
  * What the access log shows of a request's URL. Image URLs carry their token (a bearer credential for
@@ -20,3 +20,14 @@ export function urlForLog(req: IncomingMessage & { redactedUrl?: string; origina
   if (IMAGE_ROUTE.test(pathname)) return '/images/…';
   return url.replace(JWT_LIKE, '…').replace(API_KEY_LIKE, 'svc_live_…').replace(ADMIN_TOKEN_LIKE, 'adm_…');
 }
+
+/**
+ * The access log's own fields, given the raw request and response (pino-http with wrapSerializers
+ * off: no full copy of the request's and the response's headers is built per request only to be
+ * dropped). The request: its id, method and masked URL; the response: its status. Org and key are
+ * bound by the /v1 gate and the image route.
+ */
+export const accessLogSerializers = {
+  req: (req: IncomingMessage & { id?: unknown }) => ({ id: req.id, method: req.method, url: urlForLog(req) }),
+  res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
+};

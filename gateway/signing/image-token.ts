@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { KeyedSecret } from '../../shared/config.ts';
 import { ServiceError } from '../../shared/errors.ts';
@@ -46,7 +47,10 @@ export function createImageSigner(opts: { keys: KeyedSecret[]; ttlSeconds: numbe
     if (k.secret.length < 32) throw new Error(`image signing key ${k.id} is shorter than 32 bytes`);
   }
   const signing = opts.keys[0]!;
-  const byKid = new Map(opts.keys.map((k) => [k.id, k.secret]));
+  // KeyObjects made once: given bytes, jsonwebtoken tries (and fails) to parse them as a PEM key on
+  // every sign and verify before it makes a secret key of them, which costs more than the HMAC.
+  const signingKey = crypto.createSecretKey(signing.secret);
+  const byKid = new Map(opts.keys.map((k) => [k.id, crypto.createSecretKey(k.secret)]));
   const bucket = Math.max(1, Math.floor(opts.ttlSeconds / 10));
 
   return {
@@ -71,7 +75,7 @@ export function createImageSigner(opts: { keys: KeyedSecret[]; ttlSeconds: numbe
         k: claims.key,
         exp,
       };
-      const token = jwt.sign(payload, signing.secret, {
+      const token = jwt.sign(payload, signingKey, {
         algorithm: 'HS256',
         keyid: signing.id,
         issuer: TOKEN_ISSUER,

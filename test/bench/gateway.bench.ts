@@ -1,55 +1,201 @@
 /**
- * `npm run bench:gateway`: the gateway's throughput and latency next to a bare Express handler,
- * on a 100,000-variant synthetic catalog, in one run; writes docs/performance-gateway.md.
+ * `npm run bench:gateway`: the gateway's throughput and latency next to a bare Express handler, on a
+ * 100,000-variant synthetic catalog, in one run; updates its own section of docs/performance-gateway.md.
  *
- * Storage is the embedded defaults (PGlite + in-process limiter) unless DATABASE_URL / REDIS_URL
- * are set in the environment, exactly as for the service. The gateway runs in this process
- * (startGateway, PORT 0 on 127.0.0.1, a temporary DATA_DIR, SEED_DEMO=false, the request log at
- * info level written to /dev/null); the bare Express baseline runs in this process too; autocannon
- * fires from a worker thread so that the load generator does not share the servers' event loop.
+ * Process arrangement (the same for both servers, so that the ratio compares handlers, not set-ups):
+ * - this process only drives the load (autocannon, in its main thread) and writes the report;
+ * - the gateway runs in a child process (`<this file> gateway`): startGateway from the service's
+ *   composition root with the service's own logger (shared/logger.ts) at info level, its stdout (the
+ *   request log) sent to /dev/null, PORT 0 on 127.0.0.1, a temporary DATA_DIR, SEED_DEMO=false; it
+ *   imports the synthetic catalog and makes an organisation and key before it reports ready;
+ * - the bare Express baseline (bare-express.ts) runs in another child process (`<this file> bare`),
+ *   answering the very JSON body that the gateway's `GET /v1/makes` answered.
+ * The cases alternate, BENCH_ROUNDS times: bare, makes, image JSON, bare, makes, image JSON, …; each
+ * ratio is taken against the bare run of its own round, and the report gives the median ratio.
  *
- * Knobs (environment): BENCH_VARIANTS (100000), BENCH_DURATION seconds per case (10),
- * BENCH_WARMUP seconds per case (2), BENCH_CONNECTIONS (10), BENCH_SEARCH_QUERIES (500),
- * BENCH_SEED (1), BENCH_ANALYZE (unset; 1 runs ANALYZE after the import), BENCH_DOC (docs/performance-gateway.md; "-" to write nothing).
+ * Storage is the embedded defaults (PGlite + in-process limiter) unless DATABASE_URL / REDIS_URL are
+ * set in the environment, exactly as for the service (use a fresh, empty database: the catalog is
+ * imported into it).
+ *
+ * Knobs (environment): BENCH_VARIANTS (100000), BENCH_DURATION seconds per case (10), BENCH_WARMUP
+ * seconds per case (2), BENCH_CONNECTIONS (10), BENCH_ROUNDS (3), BENCH_SEED (1), BENCH_SEARCH (1; 0
+ * skips the three search cases), BENCH_CPU_PROF (a directory: the gateway child runs with --cpu-prof
+ * and writes its profile there), BENCH_DOC (docs/performance-gateway.md; "-" to write nothing).
+ * Search latency measured on its own is `npm run bench:search`.
  */
-import { execSync } from 'node:child_process';
+import { execSync, fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { pino } from 'pino';
-import { loadGatewayConfig } from '../../shared/config.ts';
-import { createFileAssetSetDirectory } from '../../gateway/catalog/asset-sets.ts';
-import { validateCatalog } from '../../gateway/catalog/catalog-file.ts';
-import { categoryId } from '../../gateway/catalog/ids.ts';
-import { importCatalog } from '../../gateway/catalog/import.ts';
-import { searchVehicles } from '../../gateway/catalog/search.ts';
-import type { Queryable } from '../../gateway/db/database.ts';
-import { startGateway } from '../../gateway/service.ts';
-import { startBareExpress } from './bare-express.ts';
-import { rng, syntheticCatalog, syntheticVariants, SYNTHETIC_CATEGORIES } from './synthetic-catalog.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SELF = fileURLToPath(import.meta.url);
+const ROOT = path.resolve(path.dirname(SELF), '../..');
 const env = process.env;
 const num = (name: string, def: number) => (env[name] ? Number(env[name]) : def);
 const VARIANTS = num('BENCH_VARIANTS', 100_000);
 const DURATION = num('BENCH_DURATION', 10);
 const WARMUP = num('BENCH_WARMUP', 2);
 const CONNECTIONS = num('BENCH_CONNECTIONS', 10);
-const SEARCH_QUERIES = num('BENCH_SEARCH_QUERIES', 500);
+const ROUNDS = num('BENCH_ROUNDS', 3);
 const SEED = num('BENCH_SEED', 1);
-/** BENCH_ANALYZE=1: run ANALYZE after the import (what the gateway does not do; see the findings). */
-const ANALYZE = env.BENCH_ANALYZE === '1';
+const SEARCH = env.BENCH_SEARCH !== '0';
+/** BENCH_CASES: which gateway cases run each round (default "makes,image"; e.g. "makes" to profile one). */
+const CASES = new Set((env.BENCH_CASES ?? 'makes,image').split(','));
+const CPU_PROF = env.BENCH_CPU_PROF || null;
 const DOC = env.BENCH_DOC ?? path.join(ROOT, 'docs', 'performance-gateway.md');
 
 const log = (...a: unknown[]) => console.log(...a);
 const ms = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1));
 const redactUrl = (u: string) => u.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+const median = (xs: number[]) => {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
 
-function quantile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+/** What the gateway child reports once it is listening with the catalog imported. */
+interface GatewayReady {
+  url: string;
+  key: string;
+  dbKind: string;
+  limiterMode: string;
+  imagePath: string;
+  searchPaths: Array<{ name: string; path: string }>;
+  summary: { vehicles: number; makes: number; models: number; views: number };
+  importMs: number;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Child: the gateway
+// ------------------------------------------------------------------------------------------------
+async function gatewayChild(): Promise<void> {
+  const { loadGatewayConfig } = await import('../../shared/config.ts');
+  const { createLogger } = await import('../../shared/logger.ts');
+  const { createFileAssetSetDirectory } = await import('../../gateway/catalog/asset-sets.ts');
+  const { validateCatalog } = await import('../../gateway/catalog/catalog-file.ts');
+  const { importCatalog } = await import('../../gateway/catalog/import.ts');
+  const { startGateway } = await import('../../gateway/service.ts');
+  const { syntheticCatalog, syntheticVariants, SYNTHETIC_CATEGORIES } = await import('./synthetic-catalog.ts');
+
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
+  const config = loadGatewayConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    SEED_DEMO: 'false',
+    LOG_LEVEL: 'info',
+    ...(env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL } : {}),
+    ...(env.REDIS_URL ? { REDIS_URL: env.REDIS_URL } : {}),
+  });
+  // The service's logger, on stdout, which the parent sends to /dev/null: every request line is
+  // formatted and written as in production.
+  const logger = createLogger('gateway', config.logLevel);
+  const gw = await startGateway({ config, logger, renderer: null });
+  const stop = async () => {
+    await gw.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0); // flushes the --cpu-prof profile
+  };
+  process.on('message', (m) => {
+    if (m === 'close') void stop();
+  });
+  if (env.REDIS_URL && !(await gw.limiter.ready(5000))) throw new Error(`Redis at ${env.REDIS_URL} is not reachable`);
+
+  const catalog = validateCatalog(syntheticCatalog({ variants: VARIANTS, seed: SEED }));
+  const t = performance.now();
+  const summary = await importCatalog(gw.db, createFileAssetSetDirectory(path.join(ROOT, 'assets')), catalog);
+  const importMs = performance.now() - t;
+
+  // An organisation with a contract that never limits the benchmark.
+  const admin = async (method: string, p: string, body?: unknown) => {
+    const r = await fetch(`${gw.url}/admin/v1${p}`, {
+      method,
+      headers: { authorization: `Bearer ${gw.adminToken}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!r.ok) throw new Error(`admin ${method} ${p}: ${r.status} ${await r.text()}`);
+    return (await r.json()) as Record<string, unknown>;
+  };
+  const org = await admin('POST', '/organizations', { name: 'Benchmark' });
+  await admin('PUT', `/organizations/${org.id}/contract`, {
+    categories: SYNTHETIC_CATEGORIES.map((c) => c.slug),
+    allowed_formats: ['webp', 'png', 'jpeg'],
+    rpm_limit: 1_000_000,
+    monthly_quota: 2_000_000_000,
+    active: true,
+  });
+  const { key } = (await admin('POST', `/organizations/${org.id}/keys`, { name: 'bench' })) as { key: string };
+
+  const variants = [...syntheticVariants(catalog)];
+  const target = variants.find((v, i) => i > variants.length / 3 && v.variant.published && !v.variant.unpublished_views.includes('front_left'))!;
+  const imagePath = `/v1/makes/${target.make.slug}/models/${target.model.slug}/${target.year}/${target.variant.slug}/front_left?color=red&plate=AB%20123`;
+  const s = variants[Math.floor(variants.length * 0.6)]!;
+  const searchPaths = [
+    { name: 'search "make prefix + year"', q: `${s.make.name.slice(0, 3).toLowerCase()} ${s.year}` },
+    { name: 'search "model name"', q: s.model.name },
+    { name: 'search "make model trim"', q: `${s.make.name} ${s.model.name} ${s.variant.name!.split(' ').at(-1)}` },
+  ].map((c) => ({ name: c.name, path: `/v1/search?q=${encodeURIComponent(c.q)}` }));
+
+  const ready: GatewayReady = {
+    url: gw.url,
+    key,
+    dbKind: gw.db.kind,
+    limiterMode: gw.limiter.mode(),
+    imagePath,
+    searchPaths,
+    summary: { vehicles: summary.vehicles, makes: summary.makes, models: summary.models, views: summary.views },
+    importMs,
+  };
+  process.send!({ ready });
+}
+
+// ------------------------------------------------------------------------------------------------
+// Child: the bare Express baseline
+// ------------------------------------------------------------------------------------------------
+async function bareChild(): Promise<void> {
+  const { startBareExpress } = await import('./bare-express.ts');
+  process.once('message', async (m: { body: unknown }) => {
+    const bare = await startBareExpress(m.body);
+    process.on('message', (msg) => {
+      if (msg === 'close') void bare.close().then(() => process.exit(0));
+    });
+    process.send!({ url: bare.url });
+  });
+}
+
+// ------------------------------------------------------------------------------------------------
+// Parent: the load and the report
+// ------------------------------------------------------------------------------------------------
+function spawnChild(role: 'gateway' | 'bare', extraExecArgv: string[] = []): ChildProcess {
+  return fork(SELF, [role], {
+    execArgv: ['--import', 'tsx', ...extraExecArgv],
+    // stdout (the request log) to /dev/null; errors and warnings stay visible
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    env: process.env,
+  });
+}
+
+function nextMessage<T>(child: ChildProcess, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`${what}: the child exited (${code}) before answering`));
+    child.once('exit', onExit);
+    child.once('message', (m) => {
+      child.off('exit', onExit);
+      resolve(m as T);
+    });
+  });
+}
+
+async function stopChild(child: ChildProcess | null): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.send('close');
+  const t = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  await exited;
+  clearTimeout(t);
 }
 
 function machine() {
@@ -60,329 +206,162 @@ function machine() {
   } catch {
     /* keep availableParallelism */
   }
-  return { nproc, cpu, node: process.version, load: os.loadavg().map((l) => l.toFixed(2)).join(' '), memGiB: (os.totalmem() / 2 ** 30).toFixed(1) };
+  return { nproc, cpu, node: process.version, memGiB: (os.totalmem() / 2 ** 30).toFixed(1) };
 }
+const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 
 interface CaseResult {
   name: string;
+  round: number;
   path: string;
   rps: number;
   p50: number;
   p99: number;
   requests: number;
-  non2xx: number;
-  errors: number;
+  bad: number;
+  bodyBytes: number;
+  /** CPU time of the server's process (user + system) per answered request, in µs. */
+  cpuUsPerReq: number;
 }
 
-async function cannon(name: string, url: string, headers: Record<string, string>, shownPath: string): Promise<CaseResult> {
+/** User + system CPU time of a process so far, in µs (/proc/<pid>/stat, clock ticks). */
+function processCpuUs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+  return (ticks * 1e6) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execSync('getconf CLK_TCK', { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+async function cannon(name: string, round: number, pid: number, url: string, headers: Record<string, string>, shownPath: string): Promise<CaseResult> {
   // A quick check first: a case that does not answer 200 measures nothing useful.
   const probe = await fetch(url, { headers });
   const text = await probe.text();
   if (probe.status !== 200) throw new Error(`${name}: ${url} answered ${probe.status}: ${text.slice(0, 300)}`);
-  const opts = { url, headers, connections: CONNECTIONS, workers: 1 };
+  const opts = { url, headers, connections: CONNECTIONS };
   if (WARMUP > 0) await autocannon({ ...opts, duration: WARMUP });
+  const cpu0 = processCpuUs(pid);
   const r = await autocannon({ ...opts, duration: DURATION });
+  const cpu = processCpuUs(pid) - cpu0;
   const res: CaseResult = {
     name,
+    round,
     path: shownPath,
     rps: r.requests.average,
     p50: r.latency.p50,
     p99: r.latency.p99,
     requests: r.requests.total,
-    non2xx: r.non2xx,
-    errors: r.errors + r.timeouts,
+    bad: r.non2xx + r.errors + r.timeouts,
+    bodyBytes: Buffer.byteLength(text),
+    cpuUsPerReq: cpu / Math.max(1, r.requests.total),
   };
-  log(`  ${name.padEnd(34)} ${res.rps.toFixed(0).padStart(7)} req/s  p50 ${ms(res.p50).padStart(6)} ms  p99 ${ms(res.p99).padStart(6)} ms  (${res.requests} requests, ${res.non2xx} non-2xx, ${res.errors} errors; body ${text.length} B)`);
+  log(`  ${`${name} #${round}`.padEnd(36)} ${res.rps.toFixed(0).padStart(7)} req/s  p50 ${ms(res.p50).padStart(6)} ms  p99 ${ms(res.p99).padStart(6)} ms  server CPU ${res.cpuUsPerReq.toFixed(0).padStart(4)} µs/req  (${res.requests} requests, ${res.bad} non-2xx/errors; body ${res.bodyBytes} B)`);
   return res;
-}
-
-/** Varied search queries drawn from the catalog, by shape. */
-function searchQueries(catalog: ReturnType<typeof syntheticCatalog>, n: number, seed: number) {
-  const rand = rng(seed);
-  const all = [...syntheticVariants(catalog)];
-  const pick = <T>(a: readonly T[]): T => a[Math.floor(rand() * a.length)]!;
-  const shapes: Array<{ shape: string; make: (v: (typeof all)[number]) => string }> = [
-    { shape: 'make prefix + year', make: (v) => `${v.make.name.slice(0, 3)} ${v.year}` },
-    { shape: 'model name', make: (v) => v.model.name },
-    { shape: 'make + model + trim', make: (v) => `${v.make.name} ${v.model.name} ${v.variant.name!.split(' ').at(-1)}` },
-    { shape: 'MAKE (upper, accents off)', make: (v) => v.make.name.normalize('NFKD').replace(/\p{M}/gu, '').toUpperCase() },
-    { shape: 'trim + year', make: (v) => `${v.variant.name!.split(' ').at(-1)} ${v.year}` },
-    { shape: 'two-letter prefix', make: (v) => v.model.name.slice(0, 2) },
-  ];
-  const out: Array<{ shape: string; q: string }> = [];
-  for (let i = 0; i < n; i++) {
-    const s = shapes[i % shapes.length]!;
-    out.push({ shape: s.shape, q: s.make(pick(all)) });
-  }
-  return out;
 }
 
 async function main() {
   const databaseUrl = env.DATABASE_URL || null;
   const redisUrl = env.REDIS_URL || null;
   const backend = `${databaseUrl ? 'PostgreSQL' : 'PGlite (embedded)'} + ${redisUrl ? 'Redis limiter' : 'in-process limiter'}`;
-  const sectionId = (databaseUrl && redisUrl ? 'postgres-redis' : !databaseUrl && !redisUrl ? 'embedded' : databaseUrl ? 'postgres-memory' : 'pglite-redis') + (ANALYZE ? '-analyzed' : '');
+  const sectionId = databaseUrl && redisUrl ? 'postgres-redis' : !databaseUrl && !redisUrl ? 'embedded' : databaseUrl ? 'postgres-memory' : 'pglite-redis';
   const m = machine();
   const started = new Date();
+  const loadAtStart = loadavg();
   log(`gateway benchmark: ${backend}`);
   log(`  DATABASE_URL=${databaseUrl ? redactUrl(databaseUrl) : '(unset: embedded PGlite)'}  REDIS_URL=${redisUrl ?? '(unset: in-process limiter)'}`);
-  log(`  machine: ${m.nproc} cores (nproc), ${m.cpu}, ${m.memGiB} GiB, node ${m.node}, load ${m.load}`);
+  log(`  machine: ${m.nproc} cores (nproc), ${m.cpu}, ${m.memGiB} GiB, node ${m.node}, load ${loadAtStart}`);
 
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
-  const config = loadGatewayConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    SEED_DEMO: 'false',
-    LOG_LEVEL: 'info',
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
-  });
-  // The service's logger options (shared/logger.ts), but the per-request lines go to /dev/null
-  // (their cost is measured, the terminal is spared); warnings and errors still reach stderr.
-  const logger = pino(
-    { name: 'gateway', level: 'info', base: { svc: 'gateway' }, timestamp: pino.stdTimeFunctions.isoTime,
-      redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization'], censor: '[redacted]' } },
-    pino.multistream([
-      { level: 'info', stream: pino.destination({ dest: '/dev/null', sync: false }) },
-      { level: 'warn', stream: process.stderr },
-    ]),
-  );
-
-  const gw = await startGateway({ config, logger, renderer: null });
-  let bare: Awaited<ReturnType<typeof startBareExpress>> | null = null;
+  let gwChild: ChildProcess | null = null;
+  let bareChildProc: ChildProcess | null = null;
   try {
-    log(`  gateway on ${gw.url}: database ${gw.db.kind}, limiter ${gw.limiter.mode()}`);
-    if (redisUrl && !(await gw.limiter.ready(5000))) throw new Error(`Redis at ${redisUrl} is not reachable`);
-
-    // The catalog ---------------------------------------------------------------------------------
-    let t = performance.now();
-    const catalog = validateCatalog(syntheticCatalog({ variants: VARIANTS, seed: SEED }));
-    const genMs = performance.now() - t;
-    t = performance.now();
-    const summary = await importCatalog(gw.db, createFileAssetSetDirectory(path.join(ROOT, 'assets')), catalog);
-    const importMs = performance.now() - t;
-    if (ANALYZE) {
-      t = performance.now();
-      await gw.db.query('ANALYZE');
-      log(`  ANALYZE after the import (BENCH_ANALYZE=1): ${((performance.now() - t) / 1000).toFixed(1)} s`);
-    }
-    const [{ terms }] = (await gw.db.query<{ terms: number }>('SELECT count(*)::int AS terms FROM search_terms')) as [{ terms: number }];
-    log(`  catalog: ${summary.vehicles} variants, ${summary.makes} makes, ${summary.models} models, ${summary.views} views, ${terms} search terms; generated ${(genMs / 1000).toFixed(1)} s, imported ${(importMs / 1000).toFixed(1)} s`);
-
-    // An organisation with a contract that never limits the benchmark -----------------------------
-    const admin = async (method: string, p: string, body?: unknown) => {
-      const r = await fetch(`${gw.url}/admin/v1${p}`, {
-        method,
-        headers: { authorization: `Bearer ${gw.adminToken}`, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      if (!r.ok) throw new Error(`admin ${method} ${p}: ${r.status} ${await r.text()}`);
-      return (await r.json()) as Record<string, unknown>;
-    };
-    const org = await admin('POST', '/organizations', { name: 'Benchmark' });
-    await admin('PUT', `/organizations/${org.id}/contract`, {
-      categories: SYNTHETIC_CATEGORIES.map((c) => c.slug),
-      allowed_formats: ['webp', 'png', 'jpeg'],
-      rpm_limit: 1_000_000,
-      monthly_quota: 2_000_000_000,
-      active: true,
-    });
-    const { key } = (await admin('POST', `/organizations/${org.id}/keys`, { name: 'bench' })) as { key: string };
-    const auth = { 'x-api-key': key };
-
-    // The targets: a published variant with a published front_left view, and search queries ------
-    const variants = [...syntheticVariants(catalog)];
-    const target = variants.find((v, i) => i > variants.length / 3 && v.variant.published && !v.variant.unpublished_views.includes('front_left'))!;
-    const imagePath = `/v1/makes/${target.make.slug}/models/${target.model.slug}/${target.year}/${target.variant.slug}/front_left?color=red&plate=AB%20123`;
-    const sMake = variants[Math.floor(variants.length * 0.6)]!;
-    const searchCases = [
-      { name: 'search "make prefix + year"', q: `${sMake.make.name.slice(0, 3).toLowerCase()} ${sMake.year}` },
-      { name: 'search "model name"', q: sMake.model.name },
-      { name: 'search "make model trim"', q: `${sMake.make.name} ${sMake.model.name} ${sMake.variant.name!.split(' ').at(-1)}` },
-    ];
+    if (CPU_PROF) fs.mkdirSync(CPU_PROF, { recursive: true });
+    gwChild = spawnChild('gateway', CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF)}`] : []);
+    const { ready: gw } = await nextMessage<{ ready: GatewayReady }>(gwChild, 'gateway');
+    log(`  gateway (pid ${gwChild.pid}) on ${gw.url}: database ${gw.dbKind}, limiter ${gw.limiterMode}`);
+    log(`  catalog: ${gw.summary.vehicles} variants, ${gw.summary.makes} makes, ${gw.summary.models} models, ${gw.summary.views} views; imported in ${(gw.importMs / 1000).toFixed(1)} s`);
+    const auth = { 'x-api-key': gw.key };
 
     const makesBody = await (await fetch(`${gw.url}/v1/makes`, { headers: auth })).json();
-    bare = await startBareExpress(makesBody);
+    bareChildProc = spawnChild('bare');
+    bareChildProc.send({ body: makesBody });
+    const bare = await nextMessage<{ url: string }>(bareChildProc, 'bare');
+    log(`  bare Express (pid ${bareChildProc.pid}) on ${bare.url}`);
 
-    // HTTP, side by side -------------------------------------------------------------------------
-    log(`\nautocannon: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per case, 1 worker thread`);
-    const results: CaseResult[] = [];
-    results.push(await cannon('bare Express (same JSON as /v1/makes)', bare.url, {}, 'GET /bare'));
-    results.push(await cannon('GET /v1/makes (authenticated)', `${gw.url}/v1/makes`, auth, 'GET /v1/makes'));
-    results.push(await cannon('image JSON', `${gw.url}${imagePath}`, auth, `GET ${imagePath}`));
-    for (const s of searchCases) {
-      const p = `/v1/search?q=${encodeURIComponent(s.q)}`;
-      results.push(await cannon(s.name, `${gw.url}${p}`, auth, `GET ${p}`));
+    log(`\nautocannon: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per case, ${ROUNDS} rounds; load ${loadavg()}`);
+    const rounds: Array<{ bare: CaseResult; makes: CaseResult | null; image: CaseResult | null }> = [];
+    for (let i = 1; i <= ROUNDS; i++) {
+      const b = await cannon('bare Express', i, bareChildProc.pid!, bare.url, {}, 'GET /bare');
+      const mk = CASES.has('makes') ? await cannon('GET /v1/makes', i, gwChild.pid!, `${gw.url}/v1/makes`, auth, 'GET /v1/makes') : null;
+      const im = CASES.has('image') ? await cannon('image JSON', i, gwChild.pid!, `${gw.url}${gw.imagePath}`, auth, `GET ${gw.imagePath}`) : null;
+      rounds.push({ bare: b, makes: mk, image: im });
+      log(`  round ${i}: makes/bare ${mk ? (mk.rps / b.rps).toFixed(2) : '-'}, image/bare ${im ? (im.rps / b.rps).toFixed(2) : '-'}`);
     }
-    const bareRps = results[0]!.rps;
-    const ratio = results[1]!.rps / bareRps;
-    log(`\n  authenticated GET /v1/makes / bare = ${ratio.toFixed(2)}  (target ≥ 0.50 with Redis)`);
+    const search: CaseResult[] = [];
+    if (SEARCH) for (const s of gw.searchPaths) search.push(await cannon(s.name, 1, gwChild.pid!, `${gw.url}${s.path}`, auth, `GET ${s.path}`));
+    const loadAtEnd = loadavg();
 
-    // searchVehicles() directly ------------------------------------------------------------------
-    const cats = SYNTHETIC_CATEGORIES.map((c) => categoryId(c.slug));
-    const queries = searchQueries(catalog, SEARCH_QUERIES, SEED + 7);
-    for (const q of queries.slice(0, 30)) await searchVehicles(gw.db, q.q, cats, 20); // warm-up
-    const times: number[] = [];
-    const byShape = new Map<string, { t: number[]; hits: number[] }>();
-    for (const q of queries) {
-      const t0 = performance.now();
-      const rows = await searchVehicles(gw.db, q.q, cats, 20);
-      const dt = performance.now() - t0;
-      times.push(dt);
-      const s = byShape.get(q.shape) ?? { t: [], hits: [] };
-      s.t.push(dt);
-      s.hits.push(rows.length);
-      byShape.set(q.shape, s);
-    }
-    times.sort((a, b) => a - b);
-    const searchStats = { n: times.length, p50: quantile(times, 0.5), p99: quantile(times, 0.99), max: times.at(-1)! };
-    log(`\nsearchVehicles() direct, ${searchStats.n} queries, limit 20, all 4 categories: p50 ${ms(searchStats.p50)} ms, p99 ${ms(searchStats.p99)} ms, max ${ms(searchStats.max)} ms  (target p99 < 20 ms)`);
-    const shapeRows: string[] = [];
-    for (const [shape, s] of byShape) {
-      const st = [...s.t].sort((a, b) => a - b);
-      const ex = queries.find((q) => q.shape === shape)!.q;
-      const row = `| ${shape} | ${st.length} | ${ms(quantile(st, 0.5))} | ${ms(quantile(st, 0.99))} | ${ms(st.at(-1)!)} | \`${ex}\` |`;
-      shapeRows.push(row);
-      log(`  ${shape.padEnd(28)} n=${String(st.length).padStart(3)}  p50 ${ms(quantile(st, 0.5)).padStart(6)} ms  p99 ${ms(quantile(st, 0.99)).padStart(6)} ms  max ${ms(st.at(-1)!).padStart(6)} ms  e.g. "${ex}"`);
-    }
+    const makesRatio = median(rounds.flatMap((r) => (r.makes ? [r.makes.rps / r.bare.rps] : [])));
+    const imageRatio = median(rounds.flatMap((r) => (r.image ? [r.image.rps / r.bare.rps] : [])));
+    const medBare = median(rounds.map((r) => r.bare.rps));
+    log(`\n  median ratio over ${ROUNDS} rounds: authenticated GET /v1/makes / bare = ${makesRatio.toFixed(2)} (target ≥ 0.80), image JSON / bare = ${imageRatio.toFixed(2)} (target ≥ 0.50)`);
+    log(`  load average at the end: ${loadAtEnd}`);
 
-    // EXPLAIN ANALYZE of one search, with the exact SQL searchVehicles() sends -------------------
-    let captured: { text: string; params: readonly unknown[] } | null = null;
-    const spy: Queryable = {
-      query: async <R>(text: string, params?: readonly unknown[]) => {
-        captured = { text, params: params ?? [] };
-        return gw.db.query<R>(text, params);
-      },
-    };
-    const explainQ = searchCases[0]!.q;
-    await searchVehicles(spy, explainQ, cats, 20);
-    const c = captured as { text: string; params: readonly unknown[] } | null;
-    if (!c) throw new Error('searchVehicles sent no query');
-    const plan = (await gw.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${c.text}`, c.params)).map((r) => r['QUERY PLAN']);
-    // "Index Scan using search_terms_pkey on search_terms", "Index Only Scan …" or "Bitmap Index Scan on search_terms_pkey".
-    const indexScan = plan.some((l) => /(Index (Only )?Scan using search_terms_pkey on search_terms|Bitmap Index Scan on search_terms_pkey)\b/.test(l));
-    const seqScan = plan.some((l) => /Seq Scan on search_terms/.test(l));
-    log(`\nEXPLAIN (ANALYZE, BUFFERS) of searchVehicles("${explainQ}"): index scan on search_terms_pkey: ${indexScan ? 'yes' : 'NO'}; seq scan on search_terms: ${seqScan ? 'YES' : 'no'}`);
-    for (const l of plan) log(`  ${l}`);
-
-    // Whether the planner had statistics: the gateway never runs ANALYZE; PostgreSQL's autovacuum
-    // may have done it meanwhile (PGlite has no autovacuum).
-    let statsNote = ANALYZE ? 'ANALYZE run by the benchmark right after the import (BENCH_ANALYZE=1).' : 'No extra ANALYZE by the benchmark (importCatalog runs ANALYZE itself).';
-    if (gw.db.kind === 'postgres') {
-      const st = await gw.db.query<{ relname: string; a: string | null }>(
-        `SELECT relname, greatest(last_analyze, last_autoanalyze)::text AS a FROM pg_stat_user_tables
-          WHERE relname IN ('vehicles', 'search_terms') ORDER BY relname`);
-      statsNote += ` Last (auto)analyze at the end of the run: ${st.map((r) => `${r.relname} ${r.a ?? 'never'}`).join(', ')}.`;
-    }
-    log(`\n  ${statsNote}`);
-
-    // The report -----------------------------------------------------------------------------------
     const command = `${databaseUrl ? `DATABASE_URL=${redactUrl(databaseUrl)} ` : ''}${redisUrl ? `REDIS_URL=${redisUrl} ` : ''}npm run bench:gateway`;
+    const row = (r: CaseResult, base: number) =>
+      `| ${r.name} | ${r.round} | ${r.rps.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${(r.rps / base).toFixed(2)} | ${r.cpuUsPerReq.toFixed(0)} | ${r.bad} | ${r.bodyBytes} |`;
+    const met = (x: number, t: number) => (x >= t ? 'met' : 'missed');
     const section = [
       `<!-- section:${sectionId} -->`,
-      `## ${backend}${ANALYZE ? ', ANALYZE after import' : ''}`,
+      `## ${backend}`,
       '',
       `- Date: ${started.toISOString()}`,
       `- Command: \`${command}\``,
-      `- Machine: ${m.nproc} cores (\`nproc\`), ${m.cpu}, ${m.memGiB} GiB RAM, Node ${m.node}; load average at start ${m.load} (a shared machine: other jobs may have run meanwhile)`,
-      `- Catalog: ${summary.vehicles.toLocaleString('en')} variants (${summary.makes} makes, ${summary.models} models, ${summary.views.toLocaleString('en')} views, ${terms.toLocaleString('en')} search terms), synthetic seed ${SEED}; import ${(importMs / 1000).toFixed(1)} s`,
-      `- Planner statistics: ${statsNote}`,
-      `- Load: autocannon, ${CONNECTIONS} connections, ${WARMUP} s warm-up then ${DURATION} s per case, from a worker thread of the same process`,
+      `- Machine: ${m.nproc} cores (\`nproc\`), ${m.cpu}, ${m.memGiB} GiB RAM, Node ${m.node}; load average ${loadAtStart} at the start, ${loadAtEnd} at the end (a shared machine: other jobs may have run meanwhile)`,
+      `- Catalog: ${gw.summary.vehicles.toLocaleString('en')} variants (${gw.summary.makes} makes, ${gw.summary.models} models, ${gw.summary.views.toLocaleString('en')} views), synthetic seed ${SEED}; import ${(gw.importMs / 1000).toFixed(1)} s`,
+      `- Load: autocannon ${CONNECTIONS} connections from the parent process; the gateway and the bare Express app each in a child process of their own; ${WARMUP} s warm-up then ${DURATION} s per case; ${ROUNDS} rounds alternating bare, makes, image JSON`,
+      `- Image JSON path: \`GET ${gw.imagePath}\``,
       '',
-      '| case | requests/s | p50 ms | p99 ms | × bare | non-2xx | path |',
-      '| --- | ---: | ---: | ---: | ---: | ---: | --- |',
-      ...results.map((r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${(r.rps / bareRps).toFixed(2)} | ${r.non2xx + r.errors} | \`${r.path.replace(/\|/g, '%7C')}\` |`),
+      '| case | round | requests/s | p50 ms | p99 ms | × bare (same round) | server CPU µs/request | non-2xx + errors | body bytes |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      ...rounds.flatMap((r) => [r.bare, r.makes, r.image].flatMap((c) => (c ? [row(c, r.bare.rps)] : []))),
+      ...search.map((r) => row(r, medBare)),
       '',
-      `Authenticated \`GET /v1/makes\` / bare Express: **${ratio.toFixed(2)}** (target ≥ 0.50 with Redis: ${ratio >= 0.5 ? 'met' : 'missed'}).`,
-      '',
-      `### searchVehicles() called directly`,
-      '',
-      `${searchStats.n} varied queries (limit 20, all 4 categories), one at a time: **p50 ${ms(searchStats.p50)} ms, p99 ${ms(searchStats.p99)} ms**, max ${ms(searchStats.max)} ms (target p99 < 20 ms: ${searchStats.p99 < 20 ? 'met' : 'missed'}).`,
-      '',
-      '| query shape | n | p50 ms | p99 ms | max ms | example |',
-      '| --- | ---: | ---: | ---: | ---: | --- |',
-      ...shapeRows,
-      '',
-      `### EXPLAIN (ANALYZE, BUFFERS) of \`searchVehicles("${explainQ}")\``,
-      '',
-      `Index scan on search_terms (its primary key, search_terms_pkey): ${indexScan ? 'yes' : 'NO'}; sequential scan on search_terms: ${seqScan ? 'YES' : 'no'}.`,
-      '',
-      '```',
-      ...plan,
-      '```',
+      `Median over the rounds: authenticated \`GET /v1/makes\` / bare Express **${makesRatio.toFixed(2)}** (target ≥ 0.80: ${met(makesRatio, 0.8)}); ` +
+        `image JSON / bare Express **${imageRatio.toFixed(2)}** (target ≥ 0.50: ${met(imageRatio, 0.5)}).` +
+        (search.length ? ' Search rows are against the median bare figure.' : ''),
       `<!-- /section:${sectionId} -->`,
     ].join('\n');
-    if (DOC !== '-') writeDoc(DOC, sectionId, section);
+    if (DOC !== '-') writeSection(DOC, sectionId, section);
     log(`\n${DOC === '-' ? 'no document written (BENCH_DOC=-)' : `wrote ${path.relative(process.cwd(), DOC)} (section ${sectionId})`}`);
   } finally {
-    await bare?.close();
-    await gw.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await Promise.all([stopChild(bareChildProc), stopChild(gwChild)]);
+    if (CPU_PROF) log(`CPU profile of the gateway in ${CPU_PROF}`);
   }
 }
 
-const INTRO = `# Gateway performance
-
-Generated by \`npm run bench:gateway\` (test/bench/gateway.bench.ts); each run rewrites this file,
-replacing the section of the storage it ran on and keeping the other sections as they were.
-
-What one run measures, side by side on the same machine:
-- a bare Express handler answering the same JSON body as \`GET /v1/makes\` (no middleware): the baseline;
-- authenticated \`GET /v1/makes\`, an image JSON call and three search queries through the whole gateway
-  (request log, metrics, key check, both limits, the route, on the 100,000-variant synthetic catalog of
-  test/bench/synthetic-catalog.ts);
-- \`searchVehicles()\` (gateway/catalog/search.ts) called directly over varied queries, and the plan
-  PostgreSQL chooses for one of them.
-
-Targets (issue 2): the authenticated catalog call at no less than half the bare handler's throughput
-with Redis; search p99 under 20 ms.
-
-Run it on the embedded defaults with \`npm run bench:gateway\`, and on the servers with
-\`DATABASE_URL=postgres://… REDIS_URL=redis://… npm run bench:gateway\` (use a fresh, empty database: the
-benchmark imports the catalog into it). BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_VARIANTS,
-BENCH_SEARCH_QUERIES and BENCH_SEED change the run.
-`;
-
-/** Written by hand from the profiles and plans of the runs it names; kept with the figures. */
-const FINDINGS = [
-  "## Findings and what was done",
-  "",
-  "A first analysis (2026-11-21, commit 84377eb) found the authenticated catalog call at 0.01-0.14x the",
-  "bare handler and search p99 over a second. Fixed since, in gateway/:",
-  "",
-  "1. **Planner statistics after an import.** `importCatalog` now runs `ANALYZE` on the catalog tables",
-  "   after its transaction (PGlite has no autovacuum, and the server's had not run within minutes): without",
-  "   them PostgreSQL chose a sequential scan of `search_terms` and hash-joined every vehicle for `/v1/makes`.",
-  "2. **`GET /v1/makes` is cached** per contract category set for 2 s (`CatalogService.listMakes`):",
-  "   the same answer for every key with the same categories; a publish shows within 2 s.",
-  "3. **Search is driven by its most selective token.** Query tokens are expanded against `search_dict`",
-  "   (the catalog's distinct terms with their vehicle counts, rebuilt by each import); the token matching",
-  "   the fewest vehicles gives the candidates through `search_terms`' primary key, and the other tokens",
-  "   are checked inside each candidate's row (`vehicles.terms`), so no plan depends on a fragile estimate.",
-  "4. **Short tokens match whole terms.** A one-character token, or a number shorter than a year, is no",
-  "   longer a prefix of most of the catalog.",
-  "",
-  "What remains: a query whose most selective token still matches thousands of vehicles (a trim name and",
-  "a year, a two-letter prefix) joins and sorts those candidates, 15-30 ms on this machine; and embedded",
-  "mode runs SQL on the event loop (PGlite executes synchronously in the gateway's thread), so under",
-  "concurrent load its latencies include queueing behind other requests. The embedded figures are for",
-  "development machines; production runs PostgreSQL.",
-].join('\n');
-
-function writeDoc(file: string, id: string, section: string): void {
-  const old = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-  const sections = new Map<string, string>();
-  for (const mm of old.matchAll(/<!-- section:([\w-]+) -->[\s\S]*?<!-- \/section:\1 -->/g)) sections.set(mm[1]!, mm[0]);
-  sections.set(id, section);
-  const order = ['embedded', 'postgres-redis', 'postgres-memory', 'pglite-redis'].flatMap((k) => [k, `${k}-analyzed`]);
-  const body = order.filter((k) => sections.has(k)).map((k) => sections.get(k)!);
+/**
+ * Replaces this run's section in place (or appends it) and leaves every other line of the file as it
+ * is: the findings and the other storages' sections are kept, and so is text written by others.
+ */
+function writeSection(file: string, id: string, section: string): void {
+  const old = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Gateway performance\n';
+  const re = new RegExp(`<!-- section:${id} -->[\\s\\S]*?<!-- /section:${id} -->`);
+  const next = re.test(old) ? old.replace(re, () => section) : `${old.trimEnd()}\n\n${section}\n`;
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, `${INTRO}\n${FINDINGS}\n\n${body.join('\n\n')}\n`);
+  fs.writeFileSync(file, next);
 }
 
-main().then(
-  () => process.exit(0),
+const role = process.argv[2];
+const run = role === 'gateway' ? gatewayChild : role === 'bare' ? bareChild : main;
+run().then(
+  () => {
+    if (!role) process.exit(0);
+  },
   (err) => {
     console.error(err);
     process.exit(1);

@@ -16,7 +16,8 @@ export function catalogRoutes(deps: { catalog: CatalogService; image: ImageJsonH
   const param = (req: Request, name: string) => String(req.params[name]);
 
   r.get('/makes', async (_req, res) => {
-    res.json(await catalog.listMakes(p(res)));
+    // the hottest call: the cached answer's bytes, with the header res.json() would set
+    res.set('Content-Type', 'application/json; charset=utf-8').send(await catalog.listMakesJson(p(res)));
   });
   const models = async (req: Request, res: Response) => {
     res.json(await catalog.listModels(p(res), param(req, 'make')));
