@@ -29,6 +29,38 @@ function inPage<T>(page: Page, js: string): Promise<T> {
 }
 
 /**
+ * Lists the visible texts whose colour has too little contrast with the background behind them
+ * (WCAG 2 relative luminance; the background is the nearest ancestor's opaque background colour).
+ */
+const CONTRAST_AUDIT = `(() => {
+  const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+    .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const background = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgb(getComputedStyle(e).backgroundColor);
+      if (c.length === 3 || c[3] === 1) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const out = [];
+  for (const el of document.querySelectorAll('body *')) {
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    if (!own || el.closest('.visually-hidden, [disabled], option')) continue;
+    const s = getComputedStyle(el);
+    const box = el.getBoundingClientRect();
+    if (s.visibility === 'hidden' || box.width === 0 || box.height === 0) continue;
+    const fg = rgb(s.color);
+    const [a, b] = [lum(fg.slice(0, 3)) + 0.05, lum(background(el)) + 0.05];
+    const ratio = Math.max(a, b) / Math.min(a, b);
+    const size = parseFloat(s.fontSize);
+    const large = size >= 24 || (size >= 18.66 && Number(s.fontWeight) >= 700);
+    if (ratio < (large ? 3 : 4.5)) out.push(el.tagName + ' "' + el.textContent.trim().slice(0, 30) + '" ' + ratio.toFixed(2));
+  }
+  return out;
+})()`;
+
+/**
  * Waits until the playground's picture has decoded. Polled through evaluate (the DevTools protocol):
  * waitForFunction with a string would need eval in the page, which the dashboard's CSP forbids.
  */
@@ -363,6 +395,16 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
       }
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
+  it('every text on every page has WCAG AA contrast (4.5:1, 3:1 for large text)', async () => {
+    for (const route of ['', 'keys', 'usage', 'playground', 'account']) {
+      await page.goto(`${base}/dashboard/${route}`);
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await page.waitForLoadState('networkidle');
+      const low = await inPage<string[]>(page, CONTRAST_AUDIT);
+      expect(low, `/dashboard/${route}`).to.deep.equal([]);
     }
   });
 
