@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { LRUCache } from 'lru-cache';
+import sharp from 'sharp';
 import type { Logger } from '../../shared/logger.ts';
 import { ServiceError } from '../../shared/errors.ts';
 import { WIDTH_MIN } from '../../shared/render-options.ts';
@@ -46,6 +47,10 @@ export class AssetStore {
 
   constructor(private readonly opts: AssetStoreOptions) {
     this.recheckMs = opts.recheckMs ?? 1000;
+    // This store is the cache of decoded layers. libvips' operation cache would keep a second copy
+    // of each decoded file (up to 50 MB by default) and the renderer's pictures are raw buffers it
+    // never sees twice, so it only costs memory (docs/renderer.md, "Memory").
+    sharp.cache(false);
     this.layers = new LRUCache<string, Layers>({
       maxSize: Math.max(1, opts.cacheBytes),
       sizeCalculation: (l) => Math.max(1, l.bytes),

@@ -48,6 +48,8 @@ export interface Compositor {
   /** For the log and the bench: e.g. the GL renderer string or "cpu × 2 workers". */
   readonly description: string;
   composite(job: CompositeJob): Promise<RgbImage>;
+  /** The picture has been encoded and is no longer read: its memory may serve a later composite. */
+  release?(img: RgbImage): void;
   /** Drops cached GPU resources of layers that left the asset cache. */
   forget?(layersKey: string): void;
   close(): Promise<void>;

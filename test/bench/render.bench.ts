@@ -1,31 +1,47 @@
 /**
- * npm run bench:render [-- --quick] [-- --encoders] [-- --backends cpu,gl]
+ * npm run bench:render [-- --quick] [-- --encoders] [-- --backends cpu,gl] [-- --formats webp,png]
+ *                      [-- --widths 400,1600] [-- --soak SECONDS [--cache-mb N]]
  *
- * Per backend and per format at widths 400, 1600 and 2400 (a 2400 px synthetic set): renders per
- * second and p50/p99 latency of cache misses (each a new colour), cache-hit latency over gRPC, the
- * ratio of a full render (miss) to sharp encoding the same output picture alone, and peak RSS.
+ * Per backend and per format at widths 400, 1600 and 2400 (a 2400 px synthetic set, view front_left,
+ * shadow and plate on): the latency of cache misses (each a new colour; the layers at that width
+ * already decoded), measured side by side with the floor, sharp encoding the finished output picture
+ * (exact output size, already resized) alone with the same encoder settings: one miss, one encode,
+ * alternately, so the machine's load falls on both alike. Also the pipeline's own step times
+ * (composite, including the gl readback; encode, including the one resize), renders per second with
+ * concurrent misses, cache-hit latency over gRPC, and peak RSS.
+ * `--backends gl` prints the GL renderer string and times the gl composite of a 2400 px picture,
+ * readback included, apart from the encode (docs/performance-renderer.md, "GPU").
  * `--encoders` also measures the encoder settings (bytes and ms per setting) behind encode.ts.
+ * `--soak S`: a forked renderer (cpu, RENDER_CACHE_MB from --cache-mb, default 256) under S seconds of
+ * random sets, views, widths, colours, formats, shadow and plates; prints its RSS at start, end and peak
+ * against the cache budget (docs/renderer.md, "Memory").
  */
-import fs from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import sharp, { type Sharp } from 'sharp';
 import { loadRendererConfig, type RenderBackendChoice } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { createRendererClient } from '../../shared/render-client.ts';
 import type { ImageFormat } from '../../shared/render-options.ts';
-import type { ViewId } from '../../shared/views.ts';
+import { VIEW_IDS, type ViewId } from '../../shared/views.ts';
 import { makeSyntheticSet } from '../../renderer/assets/make-synthetic-set.ts';
+import { outputHeight } from '../../renderer/assets/asset-store.ts';
 import { encodeImage } from '../../renderer/encode/encode.ts';
 import type { RenderContext } from '../../renderer/pipeline/context.ts';
 import { runPipeline, STEPS } from '../../renderer/pipeline/pipeline.ts';
 import { startRendererServer, type RendererInternals } from '../../renderer/server.ts';
 
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const args = process.argv.slice(2);
+const opt = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const quick = args.includes('--quick');
-const backendsArg = args.includes('--backends') ? args[args.indexOf('--backends') + 1]!.split(',') : ['cpu', 'gl'];
-const WIDTHS = [400, 1600, 2400];
-const FORMATS: ImageFormat[] = ['webp', 'png', 'jpeg'];
+const backendsArg = (opt('--backends') ?? 'cpu,gl').split(',');
+const WIDTHS = (opt('--widths') ?? '400,1600,2400').split(',').map(Number);
+const FORMATS = (opt('--formats') ?? 'webp,png,jpeg').split(',') as ImageFormat[];
 const VIEW: ViewId = 'front_left';
 const SET = 'bench2400';
 
@@ -40,17 +56,21 @@ function pct(xs: number[], p: number): number {
 const f1 = (x: number) => x.toFixed(1);
 let colourSeq = 0;
 const nextColour = () => `#${((colourSeq++ * 2654435761) >>> 8).toString(16).padStart(6, '0').slice(-6).toUpperCase()}`;
+const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 
 async function main() {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'render-bench-'));
+  if (opt('--soak')) return soak(Number(opt('--soak')), Number(opt('--cache-mb') ?? 256));
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'render-bench-'));
   process.stdout.write(`building a 2400 px synthetic set in ${dir} … `);
   await makeSyntheticSet(path.join(dir, SET), { width: 2400, revision: 'b1', lightDepth: 16, views: [VIEW] });
   console.log('done');
   const logger = createLogger('bench', 'warn');
-  console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, node ${process.version}, sharp ${sharp.versions.sharp}, libvips ${sharp.versions.vips}`);
+  console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, node ${process.version}, sharp ${sharp.versions.sharp}, libvips ${sharp.versions.vips}; load ${load()}`);
   const rows: string[] = [];
-  rows.push('| backend | format | width | miss renders/s | miss p50 ms | miss p99 ms | hit p50 ms (gRPC) | hit p99 ms | encode alone p50 ms | full/encode | bytes |');
-  rows.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  rows.push(
+    '| backend | format | width | encode alone p50 ms | miss p50 ms | miss/encode | miss p99 ms | composite p50 ms | encode+resize p50 ms | miss renders/s | hit p50 ms (gRPC) | bytes |',
+  );
+  rows.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const backend of backendsArg as RenderBackendChoice[]) {
     const config = {
       ...loadRendererConfig({ RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1', ASSETS_DIR: dir, RENDER_BACKEND: backend, RENDER_CACHE_MB: '1024' }),
@@ -65,19 +85,49 @@ async function main() {
     }
     const it = internals! as RendererInternals;
     console.log(`backend ${backend}: ${it.backend.description}; workers ${config.workers}`);
+    const set = await it.store.getSet(SET);
+    const view = set.views[VIEW]!;
     const client = createRendererClient({ addresses: `127.0.0.1:${server.port}` });
+    if (backend === 'gl') await glCompositeTiming(it, set);
     for (const format of FORMATS) {
       for (const width of WIDTHS) {
-        const n = quick ? 4 : width <= 400 ? 30 : width <= 1600 ? 16 : 10;
+        const n = quick ? 6 : width <= 400 ? 40 : width <= 1600 ? 24 : 16;
         const base = { assetSet: SET, view: VIEW, shadow: true, plate: 'B MW 1234', format, width };
         // warm: layers at this width, plate raster, code paths
         await it.service.render({ ...base, color: nextColour() });
-        // sequential misses: latency
+        // the floor: the finished output picture (already at its exact size), encoded alone
+        const ctx: RenderContext = { req: { ...base, color: '#C41E3A' }, set, view, deadline: { at: Infinity }, timings: {} };
+        await runPipeline(ctx, { store: it.store, backend: it.backend }, STEPS.slice(0, 3));
+        const img = ctx.image!;
+        const h = outputHeight(view, width);
+        const finished = await sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength), {
+          raw: { width: img.width, height: img.height, channels: img.channels },
+        })
+          .removeAlpha()
+          .resize(width, h, { kernel: 'lanczos3', fit: 'fill' })
+          .raw()
+          .toBuffer();
+        const output = { width, height: h, data: new Uint8Array(finished.buffer, finished.byteOffset, finished.byteLength), channels: 3 as const, alpha: false };
+        await encodeImage(output, format);
+        // misses and encodes, alternately
         const lat: number[] = [];
+        const enc: number[] = [];
         for (let i = 0; i < n; i++) {
           const t0 = performance.now();
           await it.service.render({ ...base, color: nextColour() });
           lat.push(performance.now() - t0);
+          const e0 = performance.now();
+          await encodeImage(output, format);
+          enc.push(performance.now() - e0);
+        }
+        // the pipeline's step times
+        const comp: number[] = [];
+        const encStep: number[] = [];
+        for (let i = 0; i < Math.max(4, n >> 1); i++) {
+          const c: RenderContext = { req: { ...base, color: nextColour() }, set, view, deadline: { at: Infinity }, timings: {} };
+          await runPipeline(c, { store: it.store, backend: it.backend });
+          comp.push(c.timings.composite!);
+          encStep.push(c.timings.encode!);
         }
         // concurrent misses (as many as workers × 2 in flight): throughput
         const conc = Math.max(2, config.workers * 2);
@@ -104,24 +154,9 @@ async function main() {
           for await (const _ of r.body) void _;
           hits.push(performance.now() - h0);
         }
-        // sharp encoding the same output picture alone
-        const ctx: RenderContext = {
-          req: { ...base, color: '#C41E3A', plate: base.plate },
-          set: await it.store.getSet(SET),
-          view: (await it.store.getSet(SET)).views[VIEW]!,
-          deadline: { at: Infinity },
-          timings: {},
-        };
-        await runPipeline(ctx, { store: it.store, backend: it.backend }, STEPS.slice(0, 3));
-        const enc: number[] = [];
-        for (let i = 0; i < n; i++) {
-          const e0 = performance.now();
-          await encodeImage(ctx.image!, format);
-          enc.push(performance.now() - e0);
-        }
         const ratio = pct(lat, 50) / pct(enc, 50);
         rows.push(
-          `| ${backend} | ${format} | ${width} | ${f1(rps)} | ${f1(pct(lat, 50))} | ${f1(pct(lat, 99))} | ${f1(pct(hits, 50))} | ${f1(pct(hits, 99))} | ${f1(pct(enc, 50))} | ${ratio.toFixed(2)} | ${bytes} |`,
+          `| ${backend} | ${format} | ${width} | ${f1(pct(enc, 50))} | ${f1(pct(lat, 50))} | **${ratio.toFixed(2)}** | ${f1(pct(lat, 99))} | ${f1(pct(comp, 50))} | ${f1(pct(encStep, 50))} | ${f1(rps)} | ${f1(pct(hits, 50))} | ${bytes} |`,
         );
         console.log(rows[rows.length - 1]);
       }
@@ -130,10 +165,29 @@ async function main() {
     await server.close();
   }
   console.log('\n' + rows.join('\n'));
-  console.log(`\npeak RSS: ${(peakRss / 1024 / 1024).toFixed(0)} MiB`);
+  console.log(`\npeak RSS: ${(peakRss / 1024 / 1024).toFixed(0)} MiB; load ${load()}`);
 
   if (args.includes('--encoders')) await encoders(dir);
-  await fs.rm(dir, { recursive: true, force: true });
+  await fsp.rm(dir, { recursive: true, force: true });
+}
+
+/** The gl backend's composite of a 2400 px picture, readback included, apart from any encode. */
+async function glCompositeTiming(it: RendererInternals, set: Awaited<ReturnType<RendererInternals['store']['getSet']>>) {
+  const view = set.views[VIEW]!;
+  const times: number[] = [];
+  for (let i = 0; i < (quick ? 8 : 30); i++) {
+    const ctx: RenderContext = {
+      req: { assetSet: SET, view: VIEW, color: nextColour(), shadow: true, plate: 'B MW 1234', format: 'png', width: 2400 },
+      set,
+      view,
+      deadline: { at: Infinity },
+      timings: {},
+    };
+    await runPipeline(ctx, { store: it.store, backend: it.backend }, STEPS.slice(0, 3));
+    if (i > 0) times.push(ctx.timings.composite!); // the first uploads the layers as textures
+  }
+  console.log(`GL renderer: ${it.backend.description}`);
+  console.log(`gl composite 2400×${view.height} incl. readback: p50 ${f1(pct(times, 50))} ms, p99 ${f1(pct(times, 99))} ms, min ${f1(Math.min(...times))} ms (${times.length} pictures)`);
 }
 
 /** Bytes and time of candidate encoder settings on a 1600 px render (docs/performance-renderer.md). */
@@ -153,9 +207,14 @@ async function encoders(dir: string) {
   };
   await runPipeline(ctx, { store: it.store, backend: it.backend }, STEPS.slice(0, 3));
   const img = ctx.image!;
-  const raw = Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength);
-  const src = () => sharp(raw, { raw: { width: img.width, height: img.height, channels: img.channels } });
-  const ref = raw;
+  const raw = await sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength), {
+    raw: { width: img.width, height: img.height, channels: img.channels },
+  })
+    .resize(1600, outputHeight(ctx.view, 1600), { kernel: 'lanczos3', fit: 'fill' })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const src = () => sharp(raw.data, { raw: { width: raw.info.width, height: raw.info.height, channels: 3 } });
+  const ref = raw.data;
   async function measure(name: string, mk: () => Sharp) {
     const times: number[] = [];
     let out: Buffer = Buffer.alloc(0);
@@ -178,6 +237,106 @@ async function encoders(dir: string) {
   for (const q of [80, 86, 92]) await measure(`jpeg q${q}`, () => src().jpeg({ quality: q }));
   await measure('jpeg q86 mozjpeg', () => src().jpeg({ quality: 86, mozjpeg: true }));
   await server.close();
+}
+
+/**
+ * A forked renderer (its own process, so its RSS is the renderer's alone) under random requests for
+ * `seconds`, four in flight; RSS sampled every 100 ms from /proc.
+ */
+async function soak(seconds: number, cacheMb: number) {
+  const assetsDir = path.join(ROOT, 'assets');
+  const sets = fs
+    .readdirSync(assetsDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && fs.existsSync(path.join(assetsDir, d.name, 'set.json')))
+    .map((d) => d.name);
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'renderer', 'main.ts')], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      RENDERER_PORT: '0',
+      RENDERER_HOST: '127.0.0.1',
+      RENDERER_METRICS_PORT: '0',
+      RENDERER_METRICS_HOST: '127.0.0.1',
+      RENDER_BACKEND: 'cpu',
+      RENDER_CACHE_MB: String(cacheMb),
+      LOG_LEVEL: 'warn',
+      ...(process.env.RENDER_WORKERS ? { RENDER_WORKERS: process.env.RENDER_WORKERS } : {}),
+      ...(process.env.MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX } : {}),
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const { port, metricsPort } = await new Promise<{ port: number; metricsPort: number }>((resolve, reject) => {
+    child.on('message', (m: { type?: string; port?: number; metricsPort?: number }) => m.type === 'ready' && resolve({ port: m.port!, metricsPort: m.metricsPort! }));
+    child.on('exit', (code) => reject(new Error(`renderer exited (${code})`)));
+  });
+  /** Where the memory is, from the renderer's own /metrics: its caches, V8's heap, external and array buffers. */
+  const breakdown = async () => {
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    const mib = (re: RegExp) => {
+      const m = re.exec(text);
+      return m ? `${(Number(m[1]) / 1024 / 1024).toFixed(0)}` : '?';
+    };
+    return (
+      `layers cache ${mib(/renderer_cache_bytes\{cache="layers"\} (\S+)/)} MiB, renders cache ${mib(/renderer_cache_bytes\{cache="renders"\} (\S+)/)} MiB, ` +
+      `V8 heap used ${mib(/nodejs_heap_size_used_bytes (\S+)/)} MiB, external ${mib(/nodejs_external_memory_bytes (\S+)/)} MiB`
+    );
+  };
+  const rss = () => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024;
+  const start = rss();
+  let peak = start;
+  const samples: number[] = [];
+  const timer = setInterval(() => {
+    const r = rss();
+    peak = Math.max(peak, r);
+    samples.push(r);
+  }, 100);
+  const client = createRendererClient({ addresses: `127.0.0.1:${port}` });
+  const formats: ImageFormat[] = ['webp', 'png', 'jpeg'];
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
+  const end = Date.now() + seconds * 1000;
+  let renders = 0;
+  let failures = 0;
+  console.log(`soak: ${seconds} s, sets ${sets.join(', ')}, RENDER_CACHE_MB=${cacheMb}, 4 in flight; RSS at start ${start.toFixed(0)} MiB; load ${load()}`);
+  let nextReport = Date.now() + 10_000;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (Date.now() < end) {
+        const assetSet = pick(sets);
+        const r = {
+          assetSet,
+          view: pick(VIEW_IDS),
+          color: `#${Math.floor(Math.random() * 0xffffff).toString(16).padStart(6, '0')}`,
+          shadow: Math.random() < 0.5,
+          plate: Math.random() < 0.5 ? 'B MW 1234' : null,
+          format: pick(formats),
+          width: 200 + Math.floor(Math.random() * 2201),
+        };
+        try {
+          const s = await client.render(r, { deadlineMs: 60_000 });
+          for await (const _ of s.body) void _;
+          renders++;
+        } catch {
+          failures++; // a view a set lacks answers NOT_FOUND; counted, not fatal
+        }
+        if (Date.now() > nextReport) {
+          nextReport += 10_000;
+          console.log(`  ${renders} renders, RSS ${rss().toFixed(0)} MiB, peak ${peak.toFixed(0)} MiB`);
+        }
+      }
+    }),
+  );
+  clearInterval(timer);
+  const last = rss();
+  const where = await breakdown().catch((e) => `(metrics unavailable: ${(e as Error).message})`);
+  const tail = samples.slice(Math.floor(samples.length / 2));
+  client.close();
+  child.kill('SIGTERM');
+  console.log(
+    `soak done: ${renders} renders (${failures} refused) in ${seconds} s; RSS start ${start.toFixed(0)} MiB, end ${last.toFixed(0)} MiB, ` +
+      `peak ${peak.toFixed(0)} MiB, second-half mean ${(tail.reduce((a, b) => a + b, 0) / Math.max(1, tail.length)).toFixed(0)} MiB; ` +
+      `cache budget ${cacheMb} MiB → peak overhead ${(peak - cacheMb).toFixed(0)} MiB; load ${load()}`,
+  );
+  console.log(`at the end: ${where}`);
 }
 
 await main();

@@ -1,9 +1,12 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../../shared/logger.ts';
-import { sharedU8 } from '../../assets/layers.ts';
 import type { CompositeJob, Compositor, RgbImage } from '../backend.ts';
 import type { PlateTexture } from '../../plate/plate-raster.ts';
+import { BufferPool } from './buffer-pool.ts';
 import { compositeKernel, type KernelInput } from './kernel.ts';
+
+/** Encoded-and-released output pictures kept for reuse (BufferPool): a few 2400 px pictures. */
+export const OUTPUT_POOL_BYTES = 48 * 1024 * 1024;
 
 interface Slot {
   worker: Worker;
@@ -80,6 +83,7 @@ export class CpuCompositor implements Compositor {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private closed = false;
+  private readonly pool = new BufferPool(OUTPUT_POOL_BYTES);
 
   private constructor(
     private readonly size: number,
@@ -156,7 +160,7 @@ export class CpuCompositor implements Compositor {
     const { width, height } = job.layers;
     const alpha = Boolean(job.transparent && job.layers.coverage);
     const channels = alpha ? 4 : 3;
-    const out = sharedU8(width * height * channels);
+    const out = this.pool.take(width * height * channels);
     const input = kernelInput(job, out);
     if (this.size === 0) {
       compositeKernel(input);
@@ -176,6 +180,10 @@ export class CpuCompositor implements Compositor {
       );
     }
     return { width, height, data: out, channels, alpha };
+  }
+
+  release(img: RgbImage): void {
+    this.pool.give(img.data);
   }
 
   async close(): Promise<void> {
