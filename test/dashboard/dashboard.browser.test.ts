@@ -152,6 +152,8 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
     memberId = (await gw.admin.addMember(org, EMAIL)).id;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    // the sign-in links point at the public base URL (localhost): let the copy button use the clipboard there
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(gw.url.replace('127.0.0.1', 'localhost')).origin });
     page = await context.newPage();
     page.on('pageerror', (e) => pageErrors.push(e.message));
     page.on('console', (m) => {
@@ -232,7 +234,9 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
     createdKey = (await secret.innerText()).trim();
     expect(createdKey).to.match(/^svc_live_\w{30}$/);
     expect(await page.getByTestId('new-key').innerText()).to.match(/will not be shown again/i);
-    await page.getByRole('button', { name: 'Copy key' }).isVisible();
+    await page.getByRole('button', { name: 'Copy key' }).click();
+    await page.getByText('Copied.').waitFor();
+    expect(await inPage<string>(page, 'navigator.clipboard.readText()')).to.equal(createdKey);
     const row = page.getByTestId('active-keys').locator('tr', { hasText: 'browser-test' });
     await row.waitFor();
     createdKeyId = (await row.getAttribute('data-key-id')) ?? '';
@@ -325,7 +329,8 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
     expect(curl).to.include('width=640');
     expect(curl).not.to.match(/svc_live_/);
     // the curl line's URL is a working /v1 call with the same answer
-    const again = await gw.getWithKey(opsKey, new URL(curl.match(/"(http[^"]+)"$/)![1]!).pathname + new URL(curl.match(/"(http[^"]+)"$/)![1]!).search);
+    const curlUrl = new URL(curl.match(/"(http[^"]+)"$/)![1]!);
+    const again = await gw.getWithKey(opsKey, curlUrl.pathname + curlUrl.search);
     expect(again.status).to.equal(200);
     expect(again.body.options).to.deep.equal(json.options);
 
@@ -337,6 +342,25 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
       expect(playground?.requests ?? 0, JSON.stringify(u.body)).to.be.greaterThan(0);
       expect(u.body.by_kind.find((k: { kind: string }) => k.kind === 'image')?.requests ?? 0).to.be.greaterThan(0);
     });
+  });
+
+  it('the playground shows a 403 with its message and a 429 with when to try again', async () => {
+    const contract = { categories: ['passenger-car', 'suv', 'sports'], allowed_formats: ['webp', 'png'], rpm_limit: 600, monthly_quota: 5000 };
+    const alert = page.getByRole('alert');
+    try {
+      await gw.admin.putContract(org, { ...contract, categories: ['suv'] });
+      await eventually(async () => {
+        await page.getByRole('button', { name: 'Render' }).click();
+        expect(await alert.innerText()).to.equal('Contract does not include this vehicle category');
+      });
+      await gw.admin.putContract(org, { ...contract, rpm_limit: 1 });
+      await eventually(async () => {
+        await page.getByRole('button', { name: 'Render' }).click();
+        expect(await alert.innerText()).to.match(/Try again in \d+ seconds?\.$/);
+      });
+    } finally {
+      await gw.admin.putContract(org, contract);
+    }
   });
 
   it('keyboard alone reaches the skip link, the navigation and the main controls, with a visible focus', async () => {
