@@ -63,8 +63,11 @@ export function createUsageRecorder(opts: { db: Database; logger: Logger; flushM
     await db.transaction(async (tx) => {
       if (batch.length > 0) {
         await tx.query(
+          // rows whose organisation or key no longer exists are left out rather than failing every later flush
           `INSERT INTO usage_daily (org_id, key_id, kind, day, requests)
-           SELECT o, k, t, d, n FROM unnest($1::text[], $2::text[], $3::text[], $4::date[], $5::int[]) AS u(o, k, t, d, n)
+           SELECT u.o, u.k, u.t, u.d, u.n FROM unnest($1::text[], $2::text[], $3::text[], $4::date[], $5::int[]) AS u(o, k, t, d, n)
+             JOIN organizations org ON org.id = u.o
+            WHERE u.k IS NULL OR EXISTS (SELECT 1 FROM api_keys ak WHERE ak.id = u.k)
            ON CONFLICT (org_id, (COALESCE(key_id, '')), kind, day) DO UPDATE SET requests = usage_daily.requests + EXCLUDED.requests`,
           [batch.map((d) => d.orgId), batch.map((d) => d.keyId), batch.map((d) => d.kind), batch.map((d) => d.day), batch.map((d) => d.delta)],
         );

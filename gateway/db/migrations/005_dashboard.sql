@@ -2,6 +2,8 @@
 
 -- A member may set a password (argon2id, PHC string); until then they sign in with links.
 ALTER TABLE members ADD COLUMN password_hash text;
+-- The password sign-in finds a member by email alone (an email may be a member of several organisations).
+CREATE INDEX members_email ON members (lower(email));
 
 -- Written behind by the usage recorder (at most a second late), never on the request path.
 ALTER TABLE api_keys ADD COLUMN last_used_at timestamptz;
