@@ -136,7 +136,7 @@ export function KeysPage({ api }: { api: ApiClient }) {
 function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke?: (k: ApiKey) => void }) {
   return (
     <div class="table-wrap" tabIndex={0} role="region" aria-label={onRevoke ? 'Active keys table' : 'Revoked keys table'}>
-      <table class="table" data-testid={onRevoke ? 'active-keys' : 'revoked-keys'}>
+      <table class="table stack" data-testid={onRevoke ? 'active-keys' : 'revoked-keys'}>
         <thead>
           <tr>
             <th scope="col">Name</th>
@@ -150,12 +150,14 @@ function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke?: (k: ApiKey) =
           {keys.map((k) => (
             <tr key={k.id} data-key-id={k.id}>
               <th scope="row">{k.name ?? <em>unnamed</em>}</th>
-              <td>
+              <td data-label="Prefix">
                 <code>{k.prefix}…</code>
               </td>
-              <td>{formatDateTime(k.created_at)}</td>
-              <td data-field="last_used_at">{formatDateTime(k.last_used_at)}</td>
-              <td>
+              <td data-label="Created">{formatDateTime(k.created_at)}</td>
+              <td data-label="Last used" data-field="last_used_at">
+                {formatDateTime(k.last_used_at)}
+              </td>
+              <td data-label={onRevoke ? '' : 'Revoked'}>
                 {onRevoke ? (
                   <button type="button" class="button danger small" onClick={() => onRevoke(k)}>
                     Revoke<span class="visually-hidden"> {k.name ?? k.prefix}</span>
