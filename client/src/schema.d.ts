@@ -1512,7 +1512,7 @@ export interface components {
         /** @description `studio` (default): the studio backdrop of the shot. `transparent`: the car and its shadow on a transparent canvas (straight alpha; the shadow is partial opacity, glass lets the page show through). Only with `format` webp or png (jpeg answers 400 `bad_request`), and only for views whose asset set carries a coverage layer (else 400 `bad_request`). Part of the signed URL, the cache key and the ETag. */
         background: "studio" | "transparent";
         /**
-         * @description Vehicle id, as catalog answers give it (`vehicle.id`, `variants[].vehicle_id`) and search results.
+         * @description Vehicle id, as catalog answers give it (`vehicle.id`, `variants[].vehicle_id`).
          * @example veh_Ks5ljWWY2M-wQQdJ
          */
         vehicle_id: string;
@@ -3050,7 +3050,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Vehicle id, as catalog answers give it (`vehicle.id`, `variants[].vehicle_id`) and search results.
+                 * @description Vehicle id, as catalog answers give it (`vehicle.id`, `variants[].vehicle_id`).
                  * @example veh_Ks5ljWWY2M-wQQdJ
                  */
                 vehicle_id: components["parameters"]["vehicle_id"];
