@@ -62,6 +62,21 @@ describe(`dashboard API (${backendLabel()})`, function () {
       expect(await gw.db.query('SELECT 1 FROM sign_in_links WHERE token_hash = $1', [tokenOf(link.body.url)])).to.have.length(0);
     });
 
+    it('behind an https public base URL the links are https and the cookie is Secure', async () => {
+      const g2 = await startTestGateway({ db: gw.db, dataDir: gw.dataDir, seedDemo: false, env: { PUBLIC_BASE_URL: 'https://images.example.com' } });
+      try {
+        const org = await g2.admin.createOrg();
+        const m = await g2.admin.addMember(org.id, 'tls@example.com');
+        const link = await g2.admin.call('POST', `/members/${m.id}/sign-in-links`);
+        expect(link.body.url).to.match(/^https:\/\/images\.example\.com\/dashboard\/sign-in#token=/);
+        const client = new DashboardClient(g2.url);
+        expect((await client.call('POST', '/sign-in/link', { token: tokenOf(link.body.url) })).status).to.equal(200);
+        expect(client.setCookie.find((c) => c.startsWith('vis_session='))).to.match(/; Secure/i);
+      } finally {
+        await g2.close();
+      }
+    });
+
     it('the CLI prints a sign-in link that works', async () => {
       const org = await gw.admin.createOrg();
       const m = await gw.admin.addMember(org.id, 'cli@example.com');
