@@ -18,10 +18,10 @@ export interface Layers {
   shadow: Uint8Array | null;
   coverage: Uint8Array | null;
   /**
-   * Per row, [x0, x1) of the pixels with paint or shadow (x0 = x1 when none): outside it a render is
-   * the base unchanged, so the cpu kernel copies it there. Absent: every pixel is visited.
+   * Where a render differs from the base: the runs of pixels with paint or shadow (layers.ts
+   * `activeRuns`). Everywhere else the cpu kernel leaves the base as it is. Absent: every pixel is visited.
    */
-  spans?: Int32Array;
+  runs?: ActiveRuns;
   bytes: number;
 }
 
@@ -56,24 +56,50 @@ function layerBytes(l: Omit<Layers, 'bytes' | 'key'>): number {
   );
 }
 
-/** Each row's [x0, x1) of pixels with paint or shadow (Layers.spans), in shared memory. */
-export function activeSpans(width: number, height: number, paint: Uint8Array, shadow: Uint8Array | null): Int32Array {
-  const spans = new Int32Array(new SharedArrayBuffer(height * 2 * 4));
-  for (let y = 0; y < height; y++) {
-    const row = y * width;
-    let x0 = 0;
-    while (x0 < width && paint[row + x0] === 0 && (shadow === null || shadow[row + x0] === 0)) x0++;
-    let x1 = width;
-    while (x1 > x0 && paint[row + x1 - 1] === 0 && (shadow === null || shadow[row + x1 - 1] === 0)) x1--;
-    spans[2 * y] = x0 < x1 ? x0 : 0;
-    spans[2 * y + 1] = x0 < x1 ? x1 : 0;
-  }
-  return spans;
+/**
+ * Per row, the runs [x0, x1) of pixels with paint or shadow, in shared memory: row y's runs are
+ * `xs[2r], xs[2r + 1]` for r in [rowStart[y], rowStart[y + 1]). Gaps shorter than RUN_GAP are
+ * bridged (a run's start costs more than a few idle pixels).
+ */
+export interface ActiveRuns {
+  rowStart: Int32Array;
+  xs: Int32Array;
 }
 
-export function makeLayers(key: string, l: Omit<Layers, 'bytes' | 'key' | 'spans'>): Layers {
-  const spans = activeSpans(l.width, l.height, l.paint, l.shadow);
-  return { ...l, spans, key, bytes: layerBytes(l) + spans.byteLength };
+const RUN_GAP = 8;
+
+export function activeRuns(width: number, height: number, paint: Uint8Array, shadow: Uint8Array | null): ActiveRuns {
+  const rowStart = new Int32Array(new SharedArrayBuffer((height + 1) * 4));
+  let xs: number[] = [];
+  for (let y = 0; y < height; y++) {
+    rowStart[y] = xs.length / 2;
+    const row = y * width;
+    let x = 0;
+    while (x < width) {
+      while (x < width && paint[row + x] === 0 && (shadow === null || shadow[row + x] === 0)) x++;
+      if (x >= width) break;
+      const x0 = x;
+      let end = x;
+      // extend while active, or idle for fewer than RUN_GAP pixels before the next active one
+      while (x < width) {
+        if (paint[row + x] !== 0 || (shadow !== null && shadow[row + x] !== 0)) end = ++x;
+        else if (x - end < RUN_GAP) x++;
+        else break;
+      }
+      xs.push(x0, end);
+      x = end;
+    }
+  }
+  rowStart[height] = xs.length / 2;
+  const shared = new Int32Array(new SharedArrayBuffer(Math.max(1, xs.length) * 4));
+  shared.set(xs);
+  xs = [];
+  return { rowStart, xs: shared };
+}
+
+export function makeLayers(key: string, l: Omit<Layers, 'bytes' | 'key' | 'runs'>): Layers {
+  const runs = activeRuns(l.width, l.height, l.paint, l.shadow);
+  return { ...l, runs, key, bytes: layerBytes(l) + runs.rowStart.byteLength + runs.xs.byteLength };
 }
 
 export interface LayerFiles {

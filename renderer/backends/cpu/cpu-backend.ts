@@ -40,7 +40,7 @@ const MIN_BAND_ROWS = 48;
 export function kernelInput(job: CompositeJob, out: Uint8Array): KernelInput {
   const l = job.layers;
   return {
-    spans: l.spans ?? null,
+    runs: l.runs ?? null,
     width: l.width,
     height: l.height,
     base: l.base,

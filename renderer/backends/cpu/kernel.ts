@@ -1,5 +1,6 @@
 import { LUMA, SRGB8_TO_LINEAR } from '../../color/srgb.ts';
 import { PLATE_WHITE_LINEAR, SHOULDER_KNEE } from '../backend.ts';
+import type { ActiveRuns } from '../../assets/layers.ts';
 import { SHADED, encodeSrgb8 } from './srgb8.ts';
 
 export interface KernelInput {
@@ -11,8 +12,8 @@ export interface KernelInput {
   specular: Uint16Array;
   shadow: Uint8Array | null;
   coverage: Uint8Array | null;
-  /** Per row [x0, x1): where paint or shadow is non-zero (layers.ts `activeSpans`); null = every pixel. */
-  spans: Int32Array | null;
+  /** Where paint or shadow is non-zero (layers.ts `activeRuns`); null = every pixel. */
+  runs: ActiveRuns | null;
   color: [number, number, number];
   neutral: [number, number, number];
   gain: number;
@@ -50,9 +51,9 @@ export function compositeKernel(k: KernelInput): void {
 
 /**
  * Rows [y0, y1) of the picture: the cpu backend gives each worker a band. With the studio backdrop,
- * the pixels left and right of a row's active span are the base unchanged (one memcpy each); inside
- * it, fully painted pixels never read the base (R is 0 there), unpainted ones in the shadow take one
- * table lookup per channel, and only the paint's edge runs the whole formula.
+ * the band starts as a copy of the base (one memcpy) and only the runs with paint or shadow are
+ * computed: fully painted pixels never read the base (R is 0 there), unpainted ones in the shadow take
+ * one table lookup per channel, and only the paint's edge runs the whole formula.
  */
 export function compositeRows(k: KernelInput, y0: number, y1: number): void {
   if (k.backdrop !== null && k.coverage !== null) transparentRows(k, y0, y1);
@@ -60,96 +61,81 @@ export function compositeRows(k: KernelInput, y0: number, y1: number): void {
 }
 
 function opaqueRows(k: KernelInput, y0: number, y1: number): void {
-  const { width, base, paint, diffuse, specular, out, spans } = k;
+  const { width, base, paint, diffuse, specular, out } = k;
   const shadow = k.shadow;
   const tr = k.color[0], tg = k.color[1], tb = k.color[2];
   const nr = k.neutral[0], ng = k.neutral[1], nb = k.neutral[2];
   const gain = k.gain;
   const floor = k.floor;
   const pb = k.plate ? k.plate.bbox : null;
+  const rowStart = k.runs ? k.runs.rowStart : null;
+  const xs = k.runs ? k.runs.xs : null;
+  // the band as the base, in one copy; then only the runs with paint or shadow are computed
+  out.set(base.subarray(y0 * width * 3, y1 * width * 3), y0 * width * 3);
   for (let y = y0; y < y1; y++) {
     const row = y * width;
-    let xa = spans ? spans[2 * y]! : 0;
-    let xb = spans ? spans[2 * y + 1]! : width;
-    const plateRow = pb !== null && y >= pb[1] && y < pb[3] && pb[0] < pb[2];
-    if (plateRow) {
-      if (xa >= xb) {
-        xa = pb[0];
-        xb = pb[2];
-      } else {
-        xa = Math.min(xa, pb[0]);
-        xb = Math.max(xb, pb[2]);
-      }
-    }
-    if (xa >= xb) {
-      out.set(base.subarray(row * 3, (row + width) * 3), row * 3);
-      continue;
-    }
-    if (xa > 0) out.set(base.subarray(row * 3, (row + xa) * 3), row * 3);
-    if (xb < width) out.set(base.subarray((row + xb) * 3, (row + width) * 3), (row + xb) * 3);
-    if (plateRow) {
-      generalRow(k, y, xa, xb);
-      continue;
-    }
-    for (let i = row + xa, end = row + xb; i < end; i++) {
-      const m8 = paint[i]!;
-      const o = i * 3;
-      if (m8 === 0) {
-        const s8 = shadow === null ? 0 : shadow[i]!;
-        if (s8 === 0) {
-          out[o] = base[o]!;
-          out[o + 1] = base[o + 1]!;
-          out[o + 2] = base[o + 2]!;
-        } else {
-          const sh = s8 << 8;
-          out[o] = SHADED[sh | base[o]!]!;
-          out[o + 1] = SHADED[sh | base[o + 1]!]!;
-          out[o + 2] = SHADED[sh | base[o + 2]!]!;
+    const r0 = rowStart ? rowStart[y]! : 0;
+    const r1 = rowStart ? rowStart[y + 1]! : 1; // no runs known: the whole row is one
+    for (let q = r0; q < r1; q++) {
+      const end = row + (xs ? xs[2 * q + 1]! : width);
+      for (let i = row + (xs ? xs[2 * q]! : 0); i < end; i++) {
+        const m8 = paint[i]!;
+        const o = i * 3;
+        if (m8 === 0) {
+          const s8 = shadow === null ? 0 : shadow[i]!;
+          if (s8 !== 0) {
+            const sh = s8 << 8;
+            out[o] = SHADED[sh | base[o]!]!;
+            out[o + 1] = SHADED[sh | base[o + 1]!]!;
+            out[o + 2] = SHADED[sh | base[o + 2]!]!;
+          }
+          continue;
         }
-        continue;
-      }
-      const D = diffuse[i]! * INV16;
-      const S = specular[i]! * INV16;
-      const Dc = gain * D;
-      const Sc = S > floor ? S - floor : 0;
-      let r = tr * Dc + Sc;
-      let g = tg * Dc + Sc;
-      let b = tb * Dc + Sc;
-      const mx = r > g ? (r > b ? r : b) : g > b ? g : b;
-      if (mx > K) {
-        const x = (mx - K) * INV_1K;
-        const f = (K + ((1 - K) * x) / (1 + x)) / mx;
-        r *= f;
-        g *= f;
-        b *= f;
-      }
-      if (m8 !== 255) {
-        // the pixel without its neutral paint, bounded by what the rest of the pixel can hold
-        const m = m8 * INV8;
-        const rest = 1 - m;
-        let br = L[base[o]!]! - m * (nr * D + S);
-        let bg = L[base[o + 1]!]! - m * (ng * D + S);
-        let bb = L[base[o + 2]!]! - m * (nb * D + S);
-        br = br < 0 ? 0 : br > rest ? rest : br;
-        bg = bg < 0 ? 0 : bg > rest ? rest : bg;
-        bb = bb < 0 ? 0 : bb > rest ? rest : bb;
-        r = br + m * r;
-        g = bg + m * g;
-        b = bb + m * b;
-      }
-      if (shadow !== null) {
-        const s8 = shadow[i]!;
-        if (s8 !== 0) {
-          const f = 1 - s8 * INV8;
+        const D = diffuse[i]! * INV16;
+        const S = specular[i]! * INV16;
+        const Dc = gain * D;
+        const Sc = S > floor ? S - floor : 0;
+        let r = tr * Dc + Sc;
+        let g = tg * Dc + Sc;
+        let b = tb * Dc + Sc;
+        const mx = r > g ? (r > b ? r : b) : g > b ? g : b;
+        if (mx > K) {
+          const x = (mx - K) * INV_1K;
+          const f = (K + ((1 - K) * x) / (1 + x)) / mx;
           r *= f;
           g *= f;
           b *= f;
         }
+        if (m8 !== 255) {
+          // the pixel without its neutral paint, bounded by what the rest of the pixel can hold
+          const m = m8 * INV8;
+          const rest = 1 - m;
+          let br = L[base[o]!]! - m * (nr * D + S);
+          let bg = L[base[o + 1]!]! - m * (ng * D + S);
+          let bb = L[base[o + 2]!]! - m * (nb * D + S);
+          br = br < 0 ? 0 : br > rest ? rest : br;
+          bg = bg < 0 ? 0 : bg > rest ? rest : bg;
+          bb = bb < 0 ? 0 : bb > rest ? rest : bb;
+          r = br + m * r;
+          g = bg + m * g;
+          b = bb + m * b;
+        }
+        if (shadow !== null) {
+          const s8 = shadow[i]!;
+          if (s8 !== 0) {
+            const f = 1 - s8 * INV8;
+            r *= f;
+            g *= f;
+            b *= f;
+          }
+        }
+        out[o] = enc(r);
+        out[o + 1] = enc(g);
+        out[o + 2] = enc(b);
       }
-      out[o] = enc(r);
-      out[o + 1] = enc(g);
-      out[o + 2] = enc(b);
     }
+    // rows the plate crosses: its pixels again with the whole formula, the plate blended before the encode
+    if (pb !== null && y >= pb[1] && y < pb[3] && pb[0] < pb[2]) generalRow(k, y, pb[0], pb[2]);
   }
 }
 

@@ -1,4 +1,4 @@
-import { SRGB8_TO_LINEAR, srgbToLinear } from '../../color/srgb.ts';
+import { SRGB8_TO_LINEAR, linearToSrgb } from '../../color/srgb.ts';
 
 /**
  * Linear light → 8-bit sRGB, rounded exactly as `round(255 · srgb_encode(c))` (what the gl backend's
@@ -12,7 +12,19 @@ const BUCKETS = 4096; // a power of two: c · BUCKETS is exact, so the bucket is
 const LO = new Uint8Array(BUCKETS);
 /** THR[k]: the least linear value that encodes to k + 1 (Infinity after 255). */
 const THR = new Float64Array(256);
-for (let k = 0; k < 255; k++) THR[k] = srgbToLinear((k + 0.5) / 255);
+// by bisection on the forward formula down to adjacent doubles, so the table agrees with
+// round(255 · linearToSrgb(c)) even where the inverse curve would be an ulp off
+for (let k = 0; k < 255; k++) {
+  let lo = 0;
+  let hi = 1;
+  for (;;) {
+    const mid = (lo + hi) / 2;
+    if (mid === lo || mid === hi) break;
+    if (Math.round(linearToSrgb(mid) * 255) > k) hi = mid;
+    else lo = mid;
+  }
+  THR[k] = hi;
+}
 THR[255] = Infinity;
 for (let i = 0, k = 0; i < BUCKETS; i++) {
   const c = i / BUCKETS;
