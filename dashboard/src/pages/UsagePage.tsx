@@ -122,13 +122,15 @@ function UsageCharts({
           { label: `${thisName} (running total)`, data: series.thisCumulative, borderColor: THIS_COLOUR, backgroundColor: THIS_COLOUR, pointRadius: 2, tension: 0.1 },
           { label: `${lastName} (running total)`, data: series.lastCumulative, borderColor: LAST_COLOUR, backgroundColor: LAST_COLOUR, pointRadius: 2, tension: 0.1 },
           ...(showQuota
-            ? [{ label: 'Monthly quota', data: series.quota, borderColor: QUOTA_COLOUR, backgroundColor: QUOTA_COLOUR, borderDash: [6, 4], pointRadius: 0 }]
+            ? [{ label: 'Monthly quota', data: series.quota, borderColor: QUOTA_COLOUR, backgroundColor: QUOTA_COLOUR, borderDash: [6, 4], pointRadius: 0, pointStyle: 'line' as const }]
             : []),
         ],
       },
       options: {
         animation: false,
         maintainAspectRatio: false,
+        // legend entries drawn as each dataset's point style: dots for the totals, a line for the quota
+        plugins: { legend: { labels: { usePointStyle: true, boxHeight: 8 } } },
         scales: {
           x: { title: { display: true, text: 'Day of month (UTC)' } },
           y: { beginAtZero: true, title: { display: true, text: 'Requests so far' }, ticks: { precision: 0 } },
