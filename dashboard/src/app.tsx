@@ -50,7 +50,6 @@ export function App() {
     // A sign-in link carries its token in the fragment: the sign-in page spends it before any session check.
     if (route === 'sign-in' && location.hash.includes('token=')) setState({ status: 'signed-out', reason: null });
     else void loadSession();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   useEffect(() => {

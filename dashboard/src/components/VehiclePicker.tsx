@@ -89,7 +89,6 @@ export function VehiclePicker({ api, onPicked }: { api: ApiClient; onPicked: (v:
       setMakes(m);
       if (m[0]) void chooseMake(m[0].slug);
     });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [api]);
 
   const years = models.find((m) => m.slug === model)?.years ?? [];

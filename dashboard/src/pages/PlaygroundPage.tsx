@@ -47,7 +47,6 @@ export function PlaygroundPage({ api }: { api: ApiClient }) {
 
   useEffect(() => {
     if (picked && !picked.views.includes(view)) setView(picked.views[0] ?? '');
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [picked]);
 
   const request: ImageRequest | null =

@@ -62,7 +62,6 @@ export function SignInPage({ api, reason, signedIn, onSignedIn }: Props) {
       spendLink();
     }
     return () => removeEventListener('hashchange', spendLink);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   async function submit(e: Event) {
