@@ -3,7 +3,7 @@ import { VIEW_IDS } from '../../shared/views.ts';
 import type { AssetSetDirectory, SetDescription } from './asset-sets.ts';
 import { CatalogFileError, type CatalogFile } from './catalog-file.ts';
 import { categoryId, makeId, modelId, vehicleId } from './ids.ts';
-import { vehicleTerms } from './search-terms.ts';
+import { insertPostings, vehicleTerms } from './search-terms.ts';
 
 export interface ImportSummary {
   categories: number;
@@ -42,7 +42,7 @@ export async function importCatalog(db: Database, assets: AssetSetDirectory, fil
   const models: (readonly [string, string, string, string])[] = [];
   const vehicles: (readonly [string, string, number, string | null, string | null, string, string, boolean])[] = [];
   const views: (readonly [string, string, boolean, boolean, string | null, string, string, string, number, number, boolean])[] = [];
-  const terms: (readonly [string, string, number])[] = [];
+  const terms: (readonly [string, string])[] = []; // vehicle id, its search terms joined by spaces
   for (const mk of file.makes) {
     const mkId = makeId(mk.slug);
     makes.push([mkId, mk.slug, mk.name]);
@@ -60,10 +60,8 @@ export async function importCatalog(db: Database, assets: AssetSetDirectory, fil
             views.push([vid, view, !v.unpublished_views.includes(view), info.shadow,
               info.plateQuad ? JSON.stringify(info.plateQuad) : null, set.id, view, set.revision, info.width, info.height, info.coverage]);
           }
-          for (const t of vehicleTerms({ makeName: mk.name, makeSlug: mk.slug, modelName: md.name, modelSlug: md.slug,
-            variantName: v.name, variantSlug: v.slug, year: y.year })) {
-            terms.push([t.term, vid, t.field]);
-          }
+          terms.push([vid, vehicleTerms({ makeName: mk.name, makeSlug: mk.slug, modelName: md.name, modelSlug: md.slug,
+            variantName: v.name, variantSlug: v.slug, year: y.year }).sort().join(' ')]);
         }
       }
     }
@@ -112,14 +110,12 @@ export async function importCatalog(db: Database, assets: AssetSetDirectory, fil
     }
     await inBatches(vehicles.map((v) => v[0]), (ids) =>
       tx.query('DELETE FROM search_terms WHERE vehicle_id = ANY($1::text[])', [ids]));
-    await upsert(tx, terms, `INSERT INTO search_terms (term, vehicle_id, field)
-        SELECT * FROM unnest($1::text[], $2::text[], $3::smallint[]) ON CONFLICT DO NOTHING`);
-    await inBatches(vehicles.map((v) => v[0]), (ids) =>
-      tx.query(
-        `UPDATE vehicles v SET terms = ARRAY(SELECT DISTINCT st.term FROM search_terms st WHERE st.vehicle_id = v.id ORDER BY 1)
-          WHERE v.id = ANY($1::text[])`,
-        [ids],
-      ));
+    // Tokens never hold a space (tokenize splits on everything but letters and digits).
+    await upsert(tx, terms, `UPDATE vehicles v SET terms = string_to_array(t.terms, ' ')
+        FROM unnest($1::text[], $2::text[]) AS t(id, terms)
+       WHERE v.id = t.id AND v.terms IS DISTINCT FROM string_to_array(t.terms, ' ')`);
+    // Each posting copies its vehicle's order, filters and terms (migration 004) from the rows just written.
+    await inBatches(vehicles.map((v) => v[0]), (ids) => insertPostings(tx, 'v.id = ANY($1::text[])', [ids]));
     await tx.query('DELETE FROM search_dict');
     await tx.query('INSERT INTO search_dict (term, n) SELECT term, count(DISTINCT vehicle_id)::int FROM search_terms GROUP BY term');
   });

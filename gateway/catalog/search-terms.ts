@@ -1,3 +1,5 @@
+import type { Queryable } from '../db/database.ts';
+
 /** Lower-case, accents and ligatures folded, split into alphanumeric tokens. */
 export function normaliseText(s: string): string {
   return s
@@ -18,9 +20,7 @@ export function tokenize(s: string): string[] {
     .filter((t) => t.length > 0);
 }
 
-export const FIELD = { make: 1, model: 2, variant: 3, year: 4 } as const;
-
-/** The rows of search_terms for one vehicle. */
+/** The distinct search terms of one vehicle: the tokens of its make, model and variant (names and slugs) and its year. */
 export function vehicleTerms(v: {
   makeName: string;
   makeSlug: string;
@@ -29,20 +29,33 @@ export function vehicleTerms(v: {
   variantName: string | null;
   variantSlug: string | null;
   year: number;
-}): Array<{ term: string; field: number }> {
-  const out = new Map<string, { term: string; field: number }>();
-  const add = (text: string | null, field: number) => {
-    if (!text) return;
-    for (const t of tokenize(text)) out.set(`${t}|${field}`, { term: t, field });
-  };
-  add(v.makeName, FIELD.make);
-  add(v.makeSlug, FIELD.make);
-  add(v.modelName, FIELD.model);
-  add(v.modelSlug, FIELD.model);
-  add(v.variantName, FIELD.variant);
-  add(v.variantSlug, FIELD.variant);
-  add(String(v.year), FIELD.year);
-  return [...out.values()];
+}): string[] {
+  const out = new Set<string>();
+  for (const text of [v.makeName, v.makeSlug, v.modelName, v.modelSlug, v.variantName, v.variantSlug, String(v.year)]) {
+    if (text) for (const t of tokenize(text)) out.add(t);
+  }
+  return [...out];
+}
+
+/**
+ * A search_terms row (migration 004) is one term of one vehicle with copies of what a search reads
+ * while scanning: the result order (make name, model name, newest year first, no variant first),
+ * the filters (published, category) and the vehicle's terms (for the other query tokens).
+ * importCatalog and the search benchmark's bulk loader both write postings here, so they cannot disagree.
+ */
+const POSTING_COLUMNS = 'vehicle_id, make_name, model_name, neg_year, variant_key, category_id, published, terms';
+const POSTING_VALUES = "v.id, mk.name, md.name, -v.year, coalesce(v.variant_name, ''), v.category_id, v.published, v.terms";
+
+/** Writes the postings of the vehicles that `where` selects (alias v) from their `terms`; `params` go with `where`. */
+export async function insertPostings(db: Queryable, where: string, params: readonly unknown[] = []): Promise<void> {
+  await db.query(
+    `INSERT INTO search_terms (term, ${POSTING_COLUMNS})
+     SELECT t.term, ${POSTING_VALUES}
+       FROM vehicles v JOIN models md ON md.id = v.model_id JOIN makes mk ON mk.id = md.make_id
+      CROSS JOIN LATERAL unnest(v.terms) AS t(term)
+      WHERE ${where}`,
+    params,
+  );
 }
 
 /** The exclusive upper bound of the prefix range of `t` in byte order. */

@@ -1,18 +1,24 @@
 /**
- * Search correctness at scale: a 20,000-variant synthetic catalog in in-memory PGlite, checked
- * against a brute-force matcher written here (every query token is a prefix of a make, model,
- * variant or year token; accents and case folded), and the plan uses the search_terms index.
- * No timing assertions (docs/performance-gateway.md has the figures).
+ * Search correctness at scale: a 20,000-variant synthetic catalog (in-memory PGlite, or a scratch
+ * database on the PostgreSQL server when DATABASE_URL is set), checked against a brute-force matcher
+ * and ranking written here (every query token is a prefix of a make, model, variant or year token;
+ * accents and case folded; whole-token matches first, then make, model, newest year, variant), and
+ * the plan uses the search_terms index. Also: the postings follow the admin's publish switch and a
+ * renamed make, and migration 004 turns a database written by the previous schema into one that
+ * answers exactly like a fresh import. No timing assertions (`npm run bench:search` has the figures).
  */
 import { expect } from 'chai';
 import { createFileAssetSetDirectory } from '../../gateway/catalog/asset-sets.ts';
 import type { CatalogFile } from '../../gateway/catalog/catalog-file.ts';
-import { categoryId } from '../../gateway/catalog/ids.ts';
+import { categoryId, makeId, vehicleId } from '../../gateway/catalog/ids.ts';
 import { importCatalog } from '../../gateway/catalog/import.ts';
 import { searchVehicles, SEARCH_LIMIT_MAX, type SearchResult } from '../../gateway/catalog/search.ts';
 import { tokenize } from '../../gateway/catalog/search-terms.ts';
 import type { Database, Queryable } from '../../gateway/db/database.ts';
-import { openDatabase } from '../../gateway/db/open.ts';
+import { listMigrations, migrate } from '../../gateway/db/migrate.ts';
+import { openPglite } from '../../gateway/db/pglite.ts';
+import { openPostgres } from '../../gateway/db/postgres.ts';
+import { backendLabel, createScratchDatabase } from './support/backend.ts';
 import { rng, syntheticCatalog, syntheticVariants, SYNTHETIC_CATEGORIES } from '../bench/synthetic-catalog.ts';
 
 const VARIANTS = 20_000;
@@ -32,6 +38,20 @@ interface Flat {
 
 const keyOf = (r: SearchResult) => `${r.makeSlug}/${r.modelSlug}/${r.year}/${r.variantSlug ?? ''}`;
 
+/** A fresh database (scratch on the server when DATABASE_URL is set), migrated up to `upTo`. */
+async function freshDatabase(upTo = Infinity): Promise<{ db: Database; drop(): Promise<void> }> {
+  const scratch = await createScratchDatabase();
+  const db = scratch ? openPostgres(scratch.url) : await openPglite(null);
+  await migrate(db, listMigrations().filter((m) => m.version <= upTo));
+  return {
+    db,
+    async drop() {
+      await db.close();
+      await scratch?.drop();
+    },
+  };
+}
+
 /** The expected matches, by brute force over the catalog file. */
 function bruteForce(all: Flat[], q: string, categories: string[]): Flat[] {
   const tokens = [...new Set(tokenize(q))].slice(0, 8);
@@ -40,16 +60,17 @@ function bruteForce(all: Flat[], q: string, categories: string[]): Flat[] {
   return all.filter((v) => v.published && cats.has(v.category) && tokens.every((t) => v.terms.some((term) => term.startsWith(t))));
 }
 
-describe('search at scale (20,000 variants, embedded PGlite)', function () {
-  this.timeout(120_000);
+describe(`search at scale (20,000 variants, ${backendLabel()})`, function () {
+  this.timeout(300_000);
   let db: Database;
+  let dropDb: () => Promise<void> = async () => {};
   let catalog: CatalogFile;
   let all: Flat[];
   const search = (q: string, cats: string[] = ALL_CATS, limit = SEARCH_LIMIT_MAX, on: Queryable = db) =>
     searchVehicles(on, q, cats.map(categoryId), limit);
 
   before(async function () {
-    db = await openDatabase({ databaseUrl: null, dataDir: null });
+    ({ db, drop: dropDb } = await freshDatabase());
     catalog = syntheticCatalog({ variants: VARIANTS, seed: 3 });
     await importCatalog(db, createFileAssetSetDirectory('assets'), catalog);
     all = [...syntheticVariants(catalog)].map(({ make, model, year, variant }) => ({
@@ -65,7 +86,7 @@ describe('search at scale (20,000 variants, embedded PGlite)', function () {
   });
 
   after(async () => {
-    await db?.close();
+    await dropDb();
   });
 
   /** Deterministic queries of several shapes, drawn from the catalog. */
@@ -179,6 +200,170 @@ describe('search at scale (20,000 variants, embedded PGlite)', function () {
       const plan = (await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${s!.text}`, s!.params)).map((r) => r['QUERY PLAN']).join('\n');
       expect(plan, `"${q}"`).to.match(/(Index (Only )?Scan using search_terms_pkey on search_terms|Bitmap Index Scan on search_terms_pkey)\b/);
       expect(plan, `"${q}"`).not.to.match(/Seq Scan on search_terms\b/);
+    }
+  });
+
+  it('ranks exactly like the reference order, past the limit too: whole-token matches, then make, model, newest year, variant', async () => {
+    // Names ranked by the database's own collation, as the search orders them.
+    const rankOf = async (sql: string) => new Map((await db.query<{ name: string }>(sql)).map((r, i) => [r.name, i]));
+    const makeRank = await rankOf('SELECT DISTINCT name FROM makes ORDER BY name');
+    const modelRank = await rankOf('SELECT DISTINCT name FROM models ORDER BY name');
+    const variantRank = await rankOf('SELECT DISTINCT variant_name AS name FROM vehicles WHERE variant_name IS NOT NULL ORDER BY 1');
+    // A one-character token, or a number shorter than a year, matches whole terms only (docs/api.md).
+    const exactOnly = (t: string) => t.length < 2 || (/^\d+$/.test(t) && t.length < 4);
+    const reference = (q: string, cats: string[]) => {
+      const tokens = [...new Set(tokenize(q))].slice(0, 8);
+      const ok = new Set(cats);
+      return all
+        .filter((v) => v.published && ok.has(v.category) && tokens.every((t) => v.terms.some((term) => (exactOnly(t) ? term === t : term.startsWith(t)))))
+        .map((v) => ({ v, whole: tokens.filter((t) => v.terms.includes(t)).length }))
+        .sort((a, b) => b.whole - a.whole || makeRank.get(a.v.make)! - makeRank.get(b.v.make)! || modelRank.get(a.v.model)! - modelRank.get(b.v.model)!
+          || b.v.year - a.v.year || variantRank.get(a.v.variant)! - variantRank.get(b.v.variant)!)
+        .map((x) => x.v.key);
+    };
+    // Terms that are whole terms and prefixes of others too (x5 and x52): the whole-match count varies.
+    const dict = [...new Set(all.flatMap((v) => v.terms))].sort();
+    const both = dict.filter((t, i) => t.length >= 2 && !/^\d+$/.test(t) && dict[i + 1]?.startsWith(t)).slice(0, 4);
+    expect(both.length, 'the catalog has terms that prefix others').to.be.greaterThan(0);
+    const rand = rng(31);
+    const some = () => all[Math.floor(rand() * all.length)]!;
+    const qs = [
+      ...queries(24, 17),
+      ...Array.from({ length: 6 }, () => some().model.slice(0, 2)), // short prefixes: many branches, the bounded read
+      ...Array.from({ length: 4 }, () => `${some().variant.split(' ').at(-1)} ${some().year}`),
+      ...both.flatMap((t) => [t, `${t} ${some().year}`, `${some().year} ${t}`, `${t.slice(0, 2)} ${t}`]),
+      // The varying token beside a more selective one, so that it is not the one that drives.
+      ...both.flatMap((t) => all.filter((v) => v.terms.some((x) => x.startsWith(t))).slice(0, 3).map((v) => `${v.model} ${t}`)),
+      'ka', 'e 2015', String(all[0]!.year),
+    ];
+    let beyond = 0;
+    for (const q of qs) {
+      for (const [limit, cats] of [[20, ALL_CATS], [SEARCH_LIMIT_MAX, ALL_CATS], [7, ['suv', 'van']]] as const) {
+        const want = reference(q, [...cats]);
+        const got = await search(q, [...cats], limit);
+        expect(got.map(keyOf), `"${q}" limit ${limit} ${cats.join(',')}`).to.deep.equal(want.slice(0, limit));
+        if (want.length > limit) beyond++;
+      }
+    }
+    expect(beyond, 'many answers are cut by the limit').to.be.greaterThan(20);
+  });
+
+  it('follows the publish switch at once (the UPDATE the admin API runs)', async () => {
+    const v = all.find((x) => x.published && x.category === 'suv')!;
+    const [mk, md, year, variant] = v.key.split('/') as [string, string, string, string];
+    const id = vehicleId(mk, md, Number(year), variant || null);
+    const q = `${v.make} ${v.model} ${v.year} ${v.variant}`;
+    expect((await search(q)).map(keyOf)).to.include(v.key);
+    await db.query('UPDATE vehicles SET published = $2 WHERE id = $1', [id, false]);
+    expect((await search(q)).map(keyOf)).not.to.include(v.key);
+    await db.query('UPDATE vehicles SET published = $2 WHERE id = $1', [id, true]);
+    expect((await search(q)).map(keyOf)).to.include(v.key);
+  });
+});
+
+describe(`search postings after a rename and after migration 004 (${backendLabel()})`, function () {
+  this.timeout(300_000);
+  const assets = createFileAssetSetDirectory('assets');
+  const keys = (rs: SearchResult[]) => rs.map(keyOf);
+  const ALL = ALL_CATS.map(categoryId);
+
+  it('puts a token matched whole before the same token matched as a prefix also when another token drives the search', async () => {
+    const { db, drop } = await freshDatabase();
+    try {
+      const years = Array.from({ length: 10 }, (_, i) => 2015 + i);
+      const model = (name: string) => ({
+        slug: name.toLowerCase(),
+        name,
+        years: years.map((year) => ({
+          year,
+          variants: ['Base', 'Sport'].map((v) => ({ slug: v.toLowerCase(), name: v, category: 'suv', asset_set: 'synthetic', published: true, unpublished_views: [] })),
+        })),
+      });
+      const file: CatalogFile = {
+        format: 'vehicle-catalog/v1',
+        categories: SYNTHETIC_CATEGORIES.map((c) => ({ ...c })),
+        makes: [
+          { slug: 'zenith', name: 'Zenith', models: [model('Golf'), model('Golfer')] },
+          { slug: 'aurora', name: 'Aurora', models: [model('Golfino'), model('Golf')] },
+        ],
+      };
+      await importCatalog(db, assets, file);
+      // golf matches golf, golfer and golfino; 2020 is the rarer token and drives "golf 2020".
+      const rows = file.makes.flatMap((mk) => mk.models.flatMap((md) => md.years.flatMap((y) => y.variants.map((v) => ({
+        key: `${mk.slug}/${md.slug}/${y.year}/${v.slug}`, make: mk.name, model: md.name, year: y.year, variant: v.name! })))));
+      const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+      const expected = (year: number | null) => rows
+        .filter((r) => year === null || r.year === year)
+        .sort((a, b) => Number(b.model === 'Golf') - Number(a.model === 'Golf') || cmp(a.make, b.make) || cmp(a.model, b.model) || b.year - a.year || cmp(a.variant, b.variant))
+        .map((r) => r.key);
+      for (const [q, year] of [['golf 2020', 2020], ['2020 GOLF', 2020], ['golf', null]] as const) {
+        for (const limit of [3, 8, 30, SEARCH_LIMIT_MAX]) {
+          expect(keys(await searchVehicles(db, q, ALL, limit)), `"${q}" limit ${limit}`).to.deep.equal(expected(year).slice(0, limit));
+        }
+      }
+    } finally {
+      await drop();
+    }
+  });
+
+  it('a make renamed by a later import moves all its vehicles in the order, also those the file does not name', async () => {
+    const { db, drop } = await freshDatabase();
+    try {
+      const file = syntheticCatalog({ variants: 600, seed: 5 });
+      await importCatalog(db, assets, file);
+      const mk = file.makes[1]!;
+      const renamed = `Aaa ${mk.name}`;
+      await importCatalog(db, assets, { ...file, makes: [{ ...mk, name: renamed, models: [mk.models[0]!] }] });
+      const names = await db.query<{ make_name: string }>(
+        `SELECT DISTINCT st.make_name FROM search_terms st JOIN vehicles v ON v.id = st.vehicle_id JOIN models md ON md.id = v.model_id
+          WHERE md.make_id = $1`, [makeId(mk.slug)]);
+      expect(names.map((r) => r.make_name)).to.deep.equal([renamed]);
+      // The second model was not in the second file; its vehicles now sort under the new name.
+      const got = await searchVehicles(db, mk.models[1]!.name, ALL, SEARCH_LIMIT_MAX);
+      expect(got.filter((r) => r.makeSlug === mk.slug).length).to.be.greaterThan(0);
+      for (const r of got.filter((x) => x.makeSlug === mk.slug)) expect(r.make).to.equal(renamed);
+    } finally {
+      await drop();
+    }
+  });
+
+  it('migration 004 turns postings of the previous schema into the ranked ones a fresh import writes', async () => {
+    const fresh = await freshDatabase();
+    const old = await freshDatabase(3);
+    try {
+      const file = syntheticCatalog({ variants: 1500, seed: 9 });
+      await importCatalog(fresh.db, assets, file);
+      // The previous schema's rows, as its import wrote them: one posting per term and field.
+      const copy = async (sql: string, insert: string) => {
+        const rows = await fresh.db.query<Record<string, unknown>>(sql);
+        const cols = Object.keys(rows[0]!).map((k) => rows.map((r) => r[k]));
+        await old.db.query(insert, cols);
+      };
+      await copy('SELECT id, slug, name FROM categories', 'INSERT INTO categories SELECT * FROM unnest($1::text[], $2::text[], $3::text[])');
+      await copy('SELECT id, slug, name FROM makes', 'INSERT INTO makes SELECT * FROM unnest($1::text[], $2::text[], $3::text[])');
+      await copy('SELECT id, make_id, slug, name FROM models', 'INSERT INTO models SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])');
+      await copy(`SELECT id, model_id, year, variant_slug, variant_name, category_id, asset_set, published, array_to_string(terms, ' ') AS terms FROM vehicles`,
+        `INSERT INTO vehicles (id, model_id, year, variant_slug, variant_name, category_id, asset_set, published, terms)
+         SELECT a, b, c, d, e, f, g, h, string_to_array(i, ' ') FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bool[], $9::text[]) AS t(a, b, c, d, e, f, g, h, i)`);
+      await copy(`SELECT term, vehicle_id, 1 AS field FROM search_terms UNION ALL SELECT term, vehicle_id, 3 FROM search_terms WHERE term LIKE 'e%'`,
+        'INSERT INTO search_terms (term, vehicle_id, field) SELECT * FROM unnest($1::text[], $2::text[], $3::smallint[])');
+      await old.db.query('INSERT INTO search_dict (term, n) SELECT term, count(DISTINCT vehicle_id)::int FROM search_terms GROUP BY term');
+
+      expect(await migrate(old.db)).to.include('004_ranked_postings.sql');
+      const postings = `SELECT term, vehicle_id, make_name, model_name, neg_year, variant_key, category_id, published, array_to_string(terms, ' ') AS terms
+                          FROM search_terms ORDER BY term, vehicle_id`;
+      expect(await old.db.query(postings)).to.deep.equal(await fresh.db.query(postings));
+      const rand = rng(4);
+      const vs = [...syntheticVariants(file)];
+      for (let i = 0; i < 12; i++) {
+        const v = vs[Math.floor(rand() * vs.length)]!;
+        for (const q of [v.model.name, v.make.name.slice(0, 2), `${v.variant.name} ${v.year}`]) {
+          expect(keys(await searchVehicles(old.db, q, ALL, 20)), q).to.deep.equal(keys(await searchVehicles(fresh.db, q, ALL, 20)));
+        }
+      }
+    } finally {
+      await fresh.drop();
+      await old.drop();
     }
   });
 });
