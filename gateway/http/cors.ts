@@ -138,8 +138,41 @@ export function v1Cors(opts: { gatewayOrigins: readonly string[]; contracts: Con
     res.setHeader('Access-Control-Allow-Origin', origin);
     res.setHeader('Access-Control-Expose-Headers', V1_EXPOSED_HEADERS.join(','));
   };
+  const EMPTY: ContractOriginSnapshot = { any: new Set(), byOrg: new Map() };
+  // A database hiccup while reading the contracts' origins must not fail the API call itself: the
+  // answer then goes out as for an origin nobody lists (and the next request reads them again).
+  const snapshot = (req: Request) =>
+    opts.contracts.snapshot().catch((err: unknown) => {
+      req.log?.error({ err }, 'CORS: could not read the contracts\' allowed origins');
+      return EMPTY;
+    });
+  const admitContractOrigin: RequestHandler = async (req, res, next) => {
+    const origin = req.headers.origin!;
+    const byContract = (await snapshot(req)).any.has(origin);
+    if (isPreflight(req)) {
+      // A preflight carries no key, so it cannot name the organisation: any active contract's list counts.
+      if (byContract) preflight(req, res, next);
+      else next(new ServiceError('forbidden', 'This origin may not call the API from a browser'));
+      return;
+    }
+    if (byContract) {
+      // Until the key names the organisation (401, 403 and 429 of the gate), the preflight's rule applies.
+      allow(res, origin);
+      res.locals.corsContractOrigin = origin;
+    }
+    next();
+  };
+  const narrowToOrganization: RequestHandler = async (req, res, next) => {
+    const own = (await snapshot(req)).byOrg.get(res.locals.principal.orgId);
+    if (!own?.has(res.locals.corsContractOrigin!)) {
+      res.removeHeader('Access-Control-Allow-Origin');
+      res.removeHeader('Access-Control-Expose-Headers');
+    }
+    next();
+  };
   return {
-    admit: async (req, res, next) => {
+    // synchronous for the common cases (no Origin, or the gateway's own): no promise per API call
+    admit: (req, res, next) => {
       // Whether an answer carries Access-Control-Allow-Origin depends on Origin: caches must key on it.
       res.vary('Origin');
       const origin = req.headers.origin;
@@ -147,35 +180,23 @@ export function v1Cors(opts: { gatewayOrigins: readonly string[]; contracts: Con
         next();
         return;
       }
-      const byGateway = gateway.has(origin);
-      const byContract = !byGateway && (await opts.contracts.snapshot()).any.has(origin);
-      if (isPreflight(req)) {
-        // A preflight carries no key, so it cannot name the organisation: any active contract's list counts.
-        if (byGateway || byContract) preflight(req, res, next);
-        else next(new ServiceError('forbidden', 'This origin may not call the API from a browser'));
-        return;
-      }
-      if (byGateway) allow(res, origin);
-      else if (byContract) {
-        // Until the key names the organisation (401, 403 and 429 of the gate), the preflight's rule applies.
+      if (gateway.has(origin)) {
+        if (isPreflight(req)) {
+          preflight(req, res, next);
+          return;
+        }
         allow(res, origin);
-        res.locals.corsContractOrigin = origin;
-      }
-      next();
-    },
-    narrow: async (_req, res, next) => {
-      const origin = res.locals.corsContractOrigin;
-      const principal = res.locals.principal;
-      if (origin === undefined || !principal) {
         next();
         return;
       }
-      const own = (await opts.contracts.snapshot()).byOrg.get(principal.orgId);
-      if (!own?.has(origin)) {
-        res.removeHeader('Access-Control-Allow-Origin');
-        res.removeHeader('Access-Control-Expose-Headers');
+      return admitContractOrigin(req, res, next);
+    },
+    narrow: (req, res, next) => {
+      if (res.locals.corsContractOrigin === undefined || !res.locals.principal) {
+        next();
+        return;
       }
-      next();
+      return narrowToOrganization(req, res, next);
     },
   };
 }
