@@ -56,6 +56,7 @@ function pct(xs: number[], p: number): number {
 const f1 = (x: number) => x.toFixed(1);
 let colourSeq = 0;
 const nextColour = () => `#${((colourSeq++ * 2654435761) >>> 8).toString(16).padStart(6, '0').slice(-6).toUpperCase()}`;
+const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 
 async function main() {
@@ -68,9 +69,9 @@ async function main() {
   console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, node ${process.version}, sharp ${sharp.versions.sharp}, libvips ${sharp.versions.vips}; load ${load()}`);
   const rows: string[] = [];
   rows.push(
-    '| backend | format | width | encode alone p50 ms | miss p50 ms | miss/encode | miss p99 ms | composite p50 ms | encode+resize p50 ms | miss renders/s | hit p50 ms (gRPC) | bytes |',
+    '| backend | format | width | encode alone p50 ms | miss p50 ms | miss/encode | miss p99 ms | CPU ms: encode alone / miss (ratio) | composite p50 ms | encode+resize p50 ms | miss renders/s | hit p50 ms (gRPC) | bytes |',
   );
-  rows.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  rows.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const backend of backendsArg as RenderBackendChoice[]) {
     const config = {
       ...loadRendererConfig({ RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1', ASSETS_DIR: dir, RENDER_BACKEND: backend, RENDER_CACHE_MB: '1024' }),
@@ -110,15 +111,23 @@ async function main() {
         const output = { width, height: h, data: new Uint8Array(finished.buffer, finished.byteOffset, finished.byteLength), channels: 3 as const, alpha: false };
         await encodeImage(output, format);
         // misses and encodes, alternately
+        // (wall time, and the CPU time of the whole process: main thread, workers and libvips threads,
+        // which a loaded machine stretches far less than wall time)
         const lat: number[] = [];
         const enc: number[] = [];
+        const latCpu: number[] = [];
+        const encCpu: number[] = [];
         for (let i = 0; i < n; i++) {
+          let c0 = process.cpuUsage();
           const t0 = performance.now();
           await it.service.render({ ...base, color: nextColour() });
           lat.push(performance.now() - t0);
+          latCpu.push(cpuMs(process.cpuUsage(c0)));
+          c0 = process.cpuUsage();
           const e0 = performance.now();
           await encodeImage(output, format);
           enc.push(performance.now() - e0);
+          encCpu.push(cpuMs(process.cpuUsage(c0)));
         }
         // the pipeline's step times
         const comp: number[] = [];
@@ -156,7 +165,7 @@ async function main() {
         }
         const ratio = pct(lat, 50) / pct(enc, 50);
         rows.push(
-          `| ${backend} | ${format} | ${width} | ${f1(pct(enc, 50))} | ${f1(pct(lat, 50))} | **${ratio.toFixed(2)}** | ${f1(pct(lat, 99))} | ${f1(pct(comp, 50))} | ${f1(pct(encStep, 50))} | ${f1(rps)} | ${f1(pct(hits, 50))} | ${bytes} |`,
+          `| ${backend} | ${format} | ${width} | ${f1(pct(enc, 50))} | ${f1(pct(lat, 50))} | **${ratio.toFixed(2)}** | ${f1(pct(lat, 99))} | ${f1(pct(encCpu, 50))} / ${f1(pct(latCpu, 50))} (${(pct(latCpu, 50) / pct(encCpu, 50)).toFixed(2)}) | ${f1(pct(comp, 50))} | ${f1(pct(encStep, 50))} | ${f1(rps)} | ${f1(pct(hits, 50))} | ${bytes} |`,
         );
         console.log(rows[rows.length - 1]);
       }
@@ -278,7 +287,7 @@ async function soak(seconds: number, cacheMb: number) {
     };
     return (
       `layers cache ${mib(/renderer_cache_bytes\{cache="layers"\} (\S+)/)} MiB, renders cache ${mib(/renderer_cache_bytes\{cache="renders"\} (\S+)/)} MiB, ` +
-      `V8 heap used ${mib(/nodejs_heap_size_used_bytes (\S+)/)} MiB, external ${mib(/nodejs_external_memory_bytes (\S+)/)} MiB`
+      `V8 heap used ${mib(/^nodejs_heap_size_used_bytes (\S+)$/m)} MiB, external ${mib(/^nodejs_external_memory_bytes (\S+)$/m)} MiB`
     );
   };
   const rss = () => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024;
