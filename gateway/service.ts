@@ -106,6 +106,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     metrics,
     adminAuthFailuresPerMinute: config.adminAuthFailuresPerMinute,
     logger,
+    bus,
     db,
     authenticator,
     limiter,

@@ -1,6 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import { MESSAGES, ServiceError } from '../../shared/errors.ts';
 import { isViewId, type ViewId } from '../../shared/views.ts';
+import { CATALOG_INVALIDATION } from '../auth/authenticator.ts';
+import type { InvalidationBus } from '../auth/invalidation-bus.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { CatalogRepo, MakeRow, ModelRow, VehicleRow, ViewRow } from './catalog-repo.ts';
 
@@ -37,6 +39,8 @@ export function vehicleDto(v: VehicleRow): VehicleDto {
 
 export const MAKES_TTL_MS = 2000;
 
+type ImageTargetRows = Awaited<ReturnType<CatalogRepo['listPublishedVehiclesWithView']>>;
+
 const YEAR_RE = /^\d{4}$/;
 
 const notFound = (what: string) => new ServiceError('not_found', `${what} not found`);
@@ -58,11 +62,52 @@ export type YearChild =
 export class CatalogService {
   /**
    * The make list is the hottest catalog call and the same for every contract with the same
-   * categories; it is kept for a short while (publishing shows within MAKES_TTL_MS).
+   * categories; it is kept for a short while (a catalog change shows at once through the bus, within
+   * MAKES_TTL_MS without it).
    */
   private readonly makesCache = new LRUCache<string, Promise<Buffer>>({ max: 1000, ttl: MAKES_TTL_MS });
+  /**
+   * The image call's lookup (make, model, year, view → the year's published vehicles with that view),
+   * for as long as the make list: the second hottest call, and the same rows for every caller.
+   */
+  private readonly imageTargets = new LRUCache<string, Promise<ImageTargetRows>>({ max: 20_000, ttl: MAKES_TTL_MS });
+  /** A lookup that started before a catalog change must not fill the cache with what it read. */
+  private generation = 0;
 
-  constructor(private readonly repo: CatalogRepo) {}
+  /**
+   * `bus`: catalog changes (an import, a vehicle or view (un)published: CATALOG_INVALIDATION, published
+   * by the admin service on every instance) drop the cached answers at once; without it they expire.
+   */
+  constructor(
+    private readonly repo: CatalogRepo,
+    opts: { bus?: InvalidationBus } = {},
+  ) {
+    opts.bus?.onInvalidate((id) => {
+      if (id !== CATALOG_INVALIDATION) return;
+      this.generation++;
+      this.makesCache.clear();
+      this.imageTargets.clear();
+    });
+  }
+
+  /** Caches `load()`'s promise under `key` unless the catalog changed meanwhile; failures are not kept. */
+  private cached<T>(cache: LRUCache<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> {
+    let hit = cache.get(key);
+    if (!hit) {
+      const gen = this.generation;
+      hit = load();
+      cache.set(key, hit);
+      hit.then(
+        () => {
+          if (gen !== this.generation && cache.get(key) === hit) cache.delete(key);
+        },
+        () => {
+          if (cache.get(key) === hit) cache.delete(key);
+        },
+      );
+    }
+    return hit;
+  }
 
   /**
    * `{ makes }`, already serialised: the same bytes for every caller with the same categories until
@@ -70,14 +115,9 @@ export class CatalogService {
    */
   listMakesJson(p: Principal): Promise<Buffer> {
     const cats = categories(p);
-    const key = cats.join(',');
-    let hit = this.makesCache.get(key);
-    if (!hit) {
-      hit = this.repo.listVisibleMakes(cats).then((makes) => Buffer.from(JSON.stringify({ makes: makes.map(ref) })));
-      hit.catch(() => this.makesCache.delete(key));
-      this.makesCache.set(key, hit);
-    }
-    return hit;
+    return this.cached(this.makesCache, cats.join(','), () =>
+      this.repo.listVisibleMakes(cats).then((makes) => Buffer.from(JSON.stringify({ makes: makes.map(ref) }))),
+    );
   }
 
   private async make(p: Principal, slug: string) {
@@ -166,7 +206,9 @@ export class CatalogService {
     viewId: string,
   ): Promise<{ vehicle: VehicleRow; view: ViewRow }> {
     if (YEAR_RE.test(yearRaw) && isViewId(viewId)) {
-      const rows = await this.repo.listPublishedVehiclesWithView(makeSlug, modelSlug, Number(yearRaw), viewId);
+      const rows = await this.cached(this.imageTargets, `${makeSlug}\n${modelSlug}\n${yearRaw}\n${viewId}`, () =>
+        this.repo.listPublishedVehiclesWithView(makeSlug, modelSlug, Number(yearRaw), viewId),
+      );
       if (rows.length > 0) {
         const vehicle = this.imageVehicle(p, rows.map((r) => r.vehicle), variantSlug);
         const view = rows.find((r) => r.vehicle === vehicle)!.view;

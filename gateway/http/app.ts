@@ -4,6 +4,7 @@ import { pinoHttp } from 'pino-http';
 import type { Logger } from '../../shared/logger.ts';
 import type { AdminService } from '../admin/admin-service.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
+import type { InvalidationBus } from '../auth/invalidation-bus.ts';
 import type { AssetSetDirectory } from '../catalog/asset-sets.ts';
 import { CatalogRepo } from '../catalog/catalog-repo.ts';
 import { CatalogService } from '../catalog/catalog-service.ts';
@@ -35,6 +36,8 @@ import { vehicleImagesRoutes } from './routes/v1-vehicle-images.ts';
 
 export interface AppDeps {
   logger: Logger;
+  /** Catalog changes (CATALOG_INVALIDATION) drop the catalog's cached answers; absent: they expire (2 s). */
+  bus?: InvalidationBus;
   db: Database;
   authenticator: Authenticator;
   limiter: Limiter;
@@ -143,7 +146,7 @@ export function buildApp(deps: AppDeps): Express {
   );
 
   const repo = new CatalogRepo(deps.db);
-  const catalog = new CatalogService(repo);
+  const catalog = new CatalogService(repo, { bus: deps.bus });
   // the /v1 routes behind their gate: the dashboard's playground runs the same router behind its own
   const v1 = express.Router();
   const usage = deps.usageRecorder ?? createUsageRecorder({ db: deps.db, logger: deps.logger, flushMs: 0 });
