@@ -100,7 +100,8 @@ contract
   .requiredOption('--rpm <n>', 'requests per minute per key')
   .requiredOption('--quota <n>', 'requests per UTC month for the organisation')
   .addOption(new Option('--inactive', 'store the contract as not active'))
-  .action(async (org: string, o: { categories: string; formats: string; rpm: string; quota: string; inactive?: boolean }) =>
+  .option('--origins <list>', "comma-separated browser origins allowed to call /v1 (CORS); '' clears; absent: unchanged")
+  .action(async (org: string, o: { categories: string; formats: string; rpm: string; quota: string; inactive?: boolean; origins?: string }) =>
     print(
       await call(g(), 'PUT', `/organizations/${org}/contract`, {
         categories: list(o.categories),
@@ -108,6 +109,7 @@ contract
         rpm_limit: int(o.rpm),
         monthly_quota: int(o.quota),
         active: !o.inactive,
+        ...(o.origins !== undefined ? { allowed_origins: list(o.origins) } : {}),
       }),
     ),
   );
