@@ -8,6 +8,7 @@ import { WIDTH_MIN } from '../../shared/render-options.ts';
 import type { ViewId } from '../../shared/views.ts';
 import { AssetSetError, SET_ID_RE, layerPath, readSetMeta, type AssetSetMeta, type ViewMeta } from './set-format.ts';
 import { decodeLayerFiles, halveLayers, type Layers } from './layers.ts';
+import { SharedMemoryReclaimer } from '../cache/reclaim.ts';
 
 export interface AssetStoreOptions {
   dir: string;
@@ -42,6 +43,7 @@ export class AssetStore {
   private readonly layers: LRUCache<string, Layers>;
   private readonly inflight = new Map<string, Promise<Layers>>();
   private readonly recheckMs: number;
+  private readonly reclaimer = new SharedMemoryReclaimer();
   /** Called when layers leave the cache (the gl backend drops its textures of them). */
   onEvict: ((key: string) => void) | null = null;
 
@@ -54,7 +56,10 @@ export class AssetStore {
     this.layers = new LRUCache<string, Layers>({
       maxSize: Math.max(1, opts.cacheBytes),
       sizeCalculation: (l) => Math.max(1, l.bytes),
-      dispose: (_v, key) => this.onEvict?.(key),
+      dispose: (v, key) => {
+        this.reclaimer.note(v.bytes);
+        this.onEvict?.(key);
+      },
     });
   }
 
