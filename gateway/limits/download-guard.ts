@@ -1,4 +1,5 @@
 import { ServiceError } from '../../shared/errors.ts';
+import { elapsedInMinute, minuteCounts, minuteIndex, rpmAdmits, rpmWaitMs, type MinuteCounts } from './window.ts';
 
 /**
  * The guard on image downloads (docs/limits.md, "Image downloads"). Downloads are not billed, but a
@@ -21,51 +22,25 @@ export interface DownloadTicket {
   release(miss: boolean, nowMs?: number): void;
 }
 
-interface Window {
-  minute: number;
-  curr: number;
-  prev: number;
-}
 
 export const DOWNLOAD_LIMIT_MESSAGE = 'Too many image renders for this organization, retry later';
 
 export function createDownloadGuard(opts: { concurrent: number; perMinute: number }): DownloadGuard {
   const active = new Map<string, number>();
-  const windows = new Map<string, Window>();
+  const windows = new Map<string, MinuteCounts>();
 
-  const windowOf = (org: string, now: number): Window => {
-    const minute = Math.floor(now / 60_000);
-    let w = windows.get(org);
-    if (!w) {
-      w = { minute, curr: 0, prev: 0 };
-      windows.set(org, w);
-    } else if (w.minute !== minute) {
-      w.prev = w.minute === minute - 1 ? w.curr : 0;
-      w.curr = 0;
-      w.minute = minute;
-    }
-    return w;
-  };
+  const windowOf = (org: string, now: number): MinuteCounts => minuteCounts(windows, org, minuteIndex(now));
 
-  // the weighted estimate of the rpm limit: prev × (60000 − e) / 60000 + curr, in integer form
-  const admits = (w: Window, now: number) => {
-    const e = now - w.minute * 60_000;
-    return w.prev * (60_000 - e) + (w.curr + 1) * 60_000 <= opts.perMinute * 60_000;
-  };
-
-  const retryAfter = (w: Window, now: number): number => {
-    const e = now - w.minute * 60_000;
-    if (w.curr + 1 > opts.perMinute || w.prev === 0) return Math.max(1, Math.ceil((60_000 - e) / 1000));
-    // earliest e' with prev × (60000 − e') + (curr + 1) × 60000 ≤ limit × 60000
-    const needed = 60_000 - ((opts.perMinute - w.curr - 1) * 60_000) / w.prev;
-    return Math.max(1, Math.ceil((needed - e) / 1000));
-  };
+  // the sliding minute of the rpm limit, with its arithmetic (window.ts)
+  const admits = (w: MinuteCounts, now: number) => rpmAdmits(w.prev, w.curr, elapsedInMinute(now), opts.perMinute);
+  const retryAfter = (w: MinuteCounts, now: number): number =>
+    Math.max(1, Math.ceil(rpmWaitMs(w.prev, w.curr, elapsedInMinute(now), opts.perMinute) / 1000));
 
   // forget idle organisations now and then so the maps stay small
   let sweeps = 0;
   const sweep = (now: number) => {
     if (++sweeps % 1024 !== 0) return;
-    const minute = Math.floor(now / 60_000);
+    const minute = minuteIndex(now);
     for (const [org, w] of windows) if (w.minute < minute - 1 && !active.get(org)) windows.delete(org);
   };
 

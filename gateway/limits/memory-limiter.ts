@@ -5,7 +5,7 @@
  * organisation-month is seen, so a restart keeps the month's count.
  */
 import { utcMonth, type Clock, type LimitRequest, type Limiter, type UsageStore } from './limiter.ts';
-import { buildDecision, elapsedInMinute, minuteIndex, orgMonthKey, rpmAdmits, type CountedDecision } from './window.ts';
+import { buildDecision, elapsedInMinute, minuteCounts, minuteIndex, orgMonthKey, rpmAdmits, type CountedDecision, type MinuteCounts } from './window.ts';
 
 export interface MemoryLimiterOptions {
   clock?: Clock;
@@ -34,11 +34,6 @@ export interface MemoryLimiter extends Limiter {
   size(): { keys: number; months: number };
 }
 
-interface KeyWindow {
-  minute: number;
-  curr: number;
-  prev: number;
-}
 
 interface MonthCounter {
   orgId: string;
@@ -51,7 +46,7 @@ export function createMemoryLimiter(opts: MemoryLimiterOptions = {}): MemoryLimi
   const clock = opts.clock ?? Date.now;
   const seed = opts.usageSeed;
   const track = opts.trackAdmitted ?? false;
-  let keys = new Map<string, KeyWindow>();
+  let keys = new Map<string, MinuteCounts>();
   let months = new Map<string, MonthCounter>();
   let seeding = new Map<string, Promise<void>>();
   let generation = 0;
@@ -91,17 +86,8 @@ export function createMemoryLimiter(opts: MemoryLimiterOptions = {}): MemoryLimi
     return p;
   }
 
-  function windowOf(keyId: string, minute: number): KeyWindow {
-    let w = keys.get(keyId);
-    if (!w) {
-      w = { minute, curr: 0, prev: 0 };
-      keys.set(keyId, w);
-    } else if (w.minute !== minute) {
-      w.prev = w.minute === minute - 1 ? w.curr : 0;
-      w.curr = 0;
-      w.minute = minute;
-    }
-    return w;
+  function windowOf(keyId: string, minute: number): MinuteCounts {
+    return minuteCounts(keys, keyId, minute);
   }
 
   return {

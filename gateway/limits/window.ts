@@ -18,6 +18,27 @@ export interface CountedDecision extends LimitDecision {
   month: string;
 }
 
+/** Counts of one sliding minute: `curr` in calendar minute `minute`, `prev` in the one before. */
+export interface MinuteCounts {
+  minute: number;
+  curr: number;
+  prev: number;
+}
+
+/** The counts of `key` brought forward to `minute` (created when absent). */
+export function minuteCounts(map: Map<string, MinuteCounts>, key: string, minute: number): MinuteCounts {
+  let w = map.get(key);
+  if (!w) {
+    w = { minute, curr: 0, prev: 0 };
+    map.set(key, w);
+  } else if (w.minute !== minute) {
+    w.prev = w.minute === minute - 1 ? w.curr : 0;
+    w.curr = 0;
+    w.minute = minute;
+  }
+  return w;
+}
+
 export function minuteIndex(ms: number): number {
   return Math.floor(ms / MINUTE_MS);
 }

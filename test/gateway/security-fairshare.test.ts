@@ -97,12 +97,23 @@ describe('security: the renderer queue is fair between organisations', () => {
   });
 });
 
+function retryAfterOf(admit: () => unknown): string | undefined {
+  try {
+    admit();
+  } catch (e) {
+    return (e as ServiceError).headers?.['Retry-After'];
+  }
+  return expect.fail('admitted');
+}
+
 describe('security: the download guard counts cache-miss renders per organisation', () => {
   it('admits up to the minute limit, counts hits only when they miss, refuses with a Retry-After', () => {
     const g = createDownloadGuard({ concurrent: 2, perMinute: 3 });
     const t = 60_000 * 1000 + 10_000;
     for (let i = 0; i < 3; i++) g.admit('A', false, t).release(true, t);
     expect(() => g.admit('A', false, t)).to.throw(ServiceError).with.property('code', 'rate_limited');
+    // Retry-After is when one more fits: 50 s to the next minute, where 3 × (60 − e′)/60 + 1 ≤ 3 at e′ = 20 s
+    expect(retryAfterOf(() => g.admit('A', false, t))).to.equal('70');
     g.admit('A', true, t).release(false, t); // a presumed hit that was one is not held back nor counted
     g.admit('B', false, t).release(true, t); // another organisation is not affected
     const held = [g.admit('C', true, t), g.admit('C', true, t)];
@@ -118,6 +129,8 @@ describe('security: the download guard counts cache-miss renders per organisatio
     const next = t - 10_000 + 60_000 + 30_000;
     g.admit('A', false, next).release(true, next);
     expect(() => g.admit('A', false, next)).to.throw(ServiceError);
+    // 3 × (60 − e′)/60 + 1 + 1 ≤ 3 at e′ = 40 s: 10 s from now
+    expect(retryAfterOf(() => g.admit('A', false, next))).to.equal('10');
   });
 });
 
@@ -176,16 +189,23 @@ describe(`security: a fair share of rendering, end to end (${backendLabel()})`, 
       const served: string[] = [];
       const answers: number[] = [];
       let refused: Answer | null = null;
+      let refusedWithin: [number, number] = [0, 0]; // the clock just before and after the first refusal
       for (let i = 0; i < 8; i++) {
         const u = await urlFor(a.key);
+        const t0 = Date.now();
         const r = await request(u);
         answers.push(r.status);
         if (r.status === 200) served.push(u);
-        else refused ??= r;
+        else if (!refused) [refused, refusedWithin] = [r, [t0, Date.now()]];
       }
       expect(answers.slice(0, 5)).to.deep.equal([200, 200, 200, 200, 200]);
       expect(answers.slice(5)).to.deep.equal([429, 429, 429]);
-      expect(expect429(refused!)).to.be.within(1, 60);
+      // Retry-After is when a retry fits (the rpm limit's arithmetic, window.ts), not the next calendar
+      // minute: with 5 of 5 counted this minute, the next minute still weighs them, and one more fits once
+      // 5 × (60000 − e′)/60000 + 1 ≤ 5, i.e. 12 s into it: 72 s minus the time elapsed in this minute.
+      // (A sliding minute can so need up to two calendar minutes: at most 120 s for a limit of 1.)
+      const wait = (at: number) => Math.ceil((72_000 - (at % 60_000)) / 1000);
+      expect(expect429(refused!)).to.be.within(wait(refusedWithin[1]), wait(refusedWithin[0]));
       // a URL already served (a cache hit) still downloads; so does the other organisation's first
       expect((await request(served[0]!)).status).to.equal(200);
       const t0 = Date.now();
