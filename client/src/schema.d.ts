@@ -1184,7 +1184,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description As for every `/v1` call (no active contract, a banned member; not counted), or, for an admitted and counted request: the format is valid but not in the contract's `allowed_formats`, or the vehicle's category is not in the contract. A route-level 403 (format or category) comes after the call was admitted: it is counted and carries the rate-limit headers; the gate's 403 (contract, ban) is not counted and carries none. A route-level 403 (format or category) comes after the call was admitted: it is counted and carries the rate-limit headers; the gate's 403 (contract, ban) is not counted and carries none. */
+        /** @description As for every `/v1` call (no active contract, a banned member; not counted), or, for an admitted and counted request: the format is valid but not in the contract's `allowed_formats`, or the vehicle's category is not in the contract. A route-level 403 (format or category) comes after the call was admitted: it is counted and carries the rate-limit headers; the gate's 403 (contract, ban) is not counted and carries none. */
         ForbiddenImage: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2553,6 +2553,9 @@ export interface operations {
                      *       "rpm_limit": 60,
                      *       "monthly_quota": 10000,
                      *       "active": true,
+                     *       "allowed_origins": [
+                     *         "https://app.example.com"
+                     *       ],
                      *       "updated_at": "2026-11-21T12:27:37.908Z"
                      *     }
                      */
@@ -2616,6 +2619,9 @@ export interface operations {
                      *       "rpm_limit": 60,
                      *       "monthly_quota": 10000,
                      *       "active": true,
+                     *       "allowed_origins": [
+                     *         "https://app.example.com"
+                     *       ],
                      *       "updated_at": "2026-11-21T12:27:37.908Z"
                      *     }
                      */
