@@ -276,7 +276,7 @@ describe(`search postings after a rename and after migration 004 (${backendLabel
         name,
         years: years.map((year) => ({
           year,
-          variants: ['Base', 'Sport'].map((v) => ({ slug: v.toLowerCase(), name: v, category: 'suv', asset_set: 'synthetic', published: true, unpublished_views: [] })),
+          variants: ['Base', 'Sport', 'Sportline'].map((v) => ({ slug: v.toLowerCase(), name: v, category: 'suv', asset_set: 'synthetic', published: true, unpublished_views: [] })),
         })),
       });
       const file: CatalogFile = {
@@ -292,10 +292,16 @@ describe(`search postings after a rename and after migration 004 (${backendLabel
       const rows = file.makes.flatMap((mk) => mk.models.flatMap((md) => md.years.flatMap((y) => y.variants.map((v) => ({
         key: `${mk.slug}/${md.slug}/${y.year}/${v.slug}`, make: mk.name, model: md.name, year: y.year, variant: v.name! })))));
       const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-      const expected = (year: number | null) => rows
-        .filter((r) => year === null || r.year === year)
-        .sort((a, b) => Number(b.model === 'Golf') - Number(a.model === 'Golf') || cmp(a.make, b.make) || cmp(a.model, b.model) || b.year - a.year || cmp(a.variant, b.variant))
+      // Whole matches: golf for the model Golf, sport for the variant Sport (Sportline matches it as a prefix).
+      const whole = (r: (typeof rows)[number], sport: boolean) => Number(r.model === 'Golf') + Number(sport && r.variant === 'Sport');
+      const expected = (year: number | null, sport = false) => rows
+        .filter((r) => (year === null || r.year === year) && (!sport || r.variant.startsWith('Sport')))
+        .sort((a, b) => whole(b, sport) - whole(a, sport) || cmp(a.make, b.make) || cmp(a.model, b.model) || b.year - a.year || cmp(a.variant, b.variant))
         .map((r) => r.key);
+      // Two tokens whose whole-match count varies (golf, sport): every candidate is read and sorted.
+      for (const limit of [3, 8, 30]) {
+        expect(keys(await searchVehicles(db, 'sport 2020 golf', ALL, limit)), `"sport 2020 golf" limit ${limit}`).to.deep.equal(expected(2020, true).slice(0, limit));
+      }
       for (const [q, year] of [['golf 2020', 2020], ['2020 GOLF', 2020], ['golf', null]] as const) {
         for (const limit of [3, 8, 30, SEARCH_LIMIT_MAX]) {
           expect(keys(await searchVehicles(db, q, ALL, limit)), `"${q}" limit ${limit}`).to.deep.equal(expected(year).slice(0, limit));
