@@ -535,6 +535,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/members/{id}/sign-in-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a single-use dashboard sign-in link for a member
+         * @description Creates a single-use sign-in link to the customers' dashboard for this member, valid for DASHBOARD_LINK_TTL_SECONDS (default 15 minutes). The token sits in the URL's fragment, so it never reaches server logs or Referer headers; the dashboard's sign-in page posts it. Only a hash of the token is stored. While any member of the organisation is banned no link is issued (403). Registered when the gateway serves the dashboard (always, in the standard start). See docs/dashboard.md.
+         */
+        post: operations["adminCreateSignInLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/organizations/{org}/usage": {
         parameters: {
             query?: never;
@@ -2816,6 +2836,60 @@ export interface operations {
             };
             400: components["responses"]["AdminBadRequest"];
             401: components["responses"]["AdminUnauthorized"];
+            404: components["responses"]["AdminNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    adminCreateSignInLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Member id. */
+                id: components["parameters"]["memberId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link; give it to the member (it is shown only here). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uri
+                         * @example https://images.example.com/dashboard/sign-in#token=…
+                         */
+                        url: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            /** @description A member of the organization is banned. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "Organization access is disabled"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             404: components["responses"]["AdminNotFound"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
