@@ -50,9 +50,6 @@ export function createLimiter(opts: CreateLimiterOptions): ManagedLimiter {
 
   const redis = new Redis(opts.redisUrl, {
     enableOfflineQueue: false, // while disconnected, commands fail at once instead of queueing
-    // The consume scripts of requests handled in the same event-loop tick go out in one write and come
-    // back in one read (one EVALSHA each, still atomic each): fewer syscalls on both sides under load.
-    enableAutoPipelining: true,
     maxRetriesPerRequest: 0,
     commandTimeout: opts.commandTimeoutMs ?? 250,
     connectTimeout: 1000,
