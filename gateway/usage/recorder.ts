@@ -30,11 +30,14 @@ export interface UsageRecorder {
 
 export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
+const deltaKey = (d: Omit<UsageDelta, 'delta'>) => `${d.orgId}\n${d.keyId ?? ''}\n${d.kind}\n${d.day}`;
+
 /**
  * Per-day usage counts, written behind: every admitted /v1 call adds 1 in memory; a timer writes the
  * deltas (and the keys' last use) every `flushMs` in one transaction, and close() writes the rest.
  * A failed write keeps its deltas for the next one and is logged with them, so nothing is lost or
- * counted twice.
+ * counted twice. Counts of an organisation or key deleted meanwhile are left out, with a warning
+ * naming them.
  */
 export function createUsageRecorder(opts: { db: Database; logger: Logger; flushMs: number }): UsageRecorder {
   const { db, logger } = opts;
@@ -50,7 +53,7 @@ export function createUsageRecorder(opts: { db: Database; logger: Logger; flushM
   };
 
   function add(d: UsageDelta): void {
-    const k = `${d.orgId}\n${d.keyId ?? ''}\n${d.kind}\n${d.day}`;
+    const k = deltaKey(d);
     const cur = pending.get(k);
     if (cur) cur.delta += d.delta;
     else pending.set(k, { ...d });
@@ -59,18 +62,23 @@ export function createUsageRecorder(opts: { db: Database; logger: Logger; flushM
     if ((lastUsed.get(keyId) ?? 0) < ms) lastUsed.set(keyId, ms);
   }
 
-  async function write(batch: UsageDelta[], used: Array<[string, number]>): Promise<void> {
-    await db.transaction(async (tx) => {
+  /** Writes the batch; answers the deltas left out because their organisation or key is gone. */
+  async function write(batch: UsageDelta[], used: Array<[string, number]>): Promise<UsageDelta[]> {
+    return db.transaction(async (tx) => {
+      let dropped: UsageDelta[] = [];
       if (batch.length > 0) {
-        await tx.query(
+        const written = await tx.query<{ o: string; k: string; t: string; d: string }>(
           // rows whose organisation or key no longer exists are left out rather than failing every later flush
           `INSERT INTO usage_daily (org_id, key_id, kind, day, requests)
            SELECT u.o, u.k, u.t, u.d, u.n FROM unnest($1::text[], $2::text[], $3::text[], $4::date[], $5::int[]) AS u(o, k, t, d, n)
              JOIN organizations org ON org.id = u.o
             WHERE u.k IS NULL OR EXISTS (SELECT 1 FROM api_keys ak WHERE ak.id = u.k)
-           ON CONFLICT (org_id, (COALESCE(key_id, '')), kind, day) DO UPDATE SET requests = usage_daily.requests + EXCLUDED.requests`,
+           ON CONFLICT (org_id, (COALESCE(key_id, '')), kind, day) DO UPDATE SET requests = usage_daily.requests + EXCLUDED.requests
+           RETURNING org_id AS o, COALESCE(key_id, '') AS k, kind AS t, to_char(day, 'YYYY-MM-DD') AS d`,
           [batch.map((d) => d.orgId), batch.map((d) => d.keyId), batch.map((d) => d.kind), batch.map((d) => d.day), batch.map((d) => d.delta)],
         );
+        const stored = new Set(written.map((r) => deltaKey({ orgId: r.o, keyId: r.k || null, kind: r.t as UsageKind, day: r.d })));
+        dropped = batch.filter((d) => !stored.has(deltaKey(d)));
       }
       if (used.length > 0) {
         await tx.query(
@@ -79,6 +87,7 @@ export function createUsageRecorder(opts: { db: Database; logger: Logger; flushM
           [used.map(([id]) => id), used.map(([, ms]) => new Date(ms).toISOString())],
         );
       }
+      return dropped;
     });
   }
 
@@ -89,8 +98,9 @@ export function createUsageRecorder(opts: { db: Database; logger: Logger; flushM
       const used = [...lastUsed.entries()];
       pending = new Map();
       lastUsed = new Map();
+      let dropped: UsageDelta[];
       try {
-        await write(batch, used);
+        dropped = await write(batch, used);
       } catch (err) {
         failed += 1;
         for (const d of batch) add(d); // kept for the next try
@@ -100,6 +110,12 @@ export function createUsageRecorder(opts: { db: Database; logger: Logger; flushM
           'usage: writing the per-day usage counts failed; they stay pending for the next flush',
         );
         throw err;
+      }
+      if (dropped.length > 0) {
+        logger.warn(
+          { dropped, requests: dropped.reduce((s, d) => s + d.delta, 0) },
+          'usage: per-day counts of an organisation or key that no longer exists were left out',
+        );
       }
     });
 

@@ -150,6 +150,35 @@ describe(`GET /v1/usage (${backendLabel()})`, function () {
     ]);
   });
 
+  it('counts of a vanished organisation or key are left out with a warning naming them; the rest are written', async () => {
+    const kept = await gw.admin.createOrg('Kept org');
+    const keptKey = await gw.admin.createKey(kept.id, 'kept');
+    const gone = await gw.admin.createOrg('Gone org');
+    const goneKey = await gw.admin.createKey(kept.id, 'gone');
+    const lines: string[] = [];
+    const recorder = createUsageRecorder({ db: gw.db, logger: createLogger('usage-test', 'info', { write: (s: string) => void lines.push(s) }), flushMs: 0 });
+    const now = Date.now();
+    recorder.record(kept.id, keptKey.id, 'catalog', now);
+    recorder.record(gone.id, null, 'image', now);
+    recorder.record(gone.id, null, 'image', now);
+    recorder.record(kept.id, goneKey.id, 'search', now);
+    await gw.db.query('DELETE FROM organizations WHERE id = $1', [gone.id]);
+    await gw.db.query('DELETE FROM api_keys WHERE id = $1', [goneKey.id]);
+    await recorder.close();
+
+    const rows = await gw.db.query<{ org_id: string; kind: string; requests: number }>(
+      'SELECT org_id, kind, requests FROM usage_daily WHERE org_id = ANY($1::text[])', [[kept.id, gone.id]],
+    );
+    expect(rows).to.deep.equal([{ org_id: kept.id, kind: 'catalog', requests: 1 }]);
+    const warnings = lines.map((l) => JSON.parse(l) as { level: number; dropped?: Array<Record<string, unknown>>; requests?: number }).filter((l) => l.level === 40);
+    expect(warnings, lines.join('')).to.have.length(1);
+    expect(warnings[0]!.requests).to.equal(3);
+    expect(warnings[0]!.dropped).to.have.deep.members([
+      { orgId: gone.id, keyId: null, kind: 'image', day: utcDay(now), delta: 2 },
+      { orgId: kept.id, keyId: goneKey.id, kind: 'search', day: utcDay(now), delta: 1 },
+    ]);
+  });
+
   it('classifies /v1 paths by kind as the router resolves them', () => {
     const cases: Array<[string, string]> = [
       ['/makes', 'catalog'],
