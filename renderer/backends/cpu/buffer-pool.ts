@@ -25,11 +25,18 @@ export class BufferPool {
     return sharedU8(n);
   }
 
-  give(b: Uint8Array): void {
-    if (b.byteLength > this.maxBytes || !(b.buffer instanceof SharedArrayBuffer) || b.byteOffset !== 0) return;
+  /** Keeps `b` for reuse; answers the bytes that left the pool instead (b itself, or older buffers). */
+  give(b: Uint8Array): number {
+    if (b.byteLength > this.maxBytes || !(b.buffer instanceof SharedArrayBuffer) || b.byteOffset !== 0) return b.byteLength;
     this.free.push(b);
     this.bytes += b.byteLength;
-    while (this.bytes > this.maxBytes) this.bytes -= this.free.shift()!.byteLength;
+    let dropped = 0;
+    while (this.bytes > this.maxBytes) {
+      const old = this.free.shift()!.byteLength;
+      this.bytes -= old;
+      dropped += old;
+    }
+    return dropped;
   }
 
   get pooledBytes(): number {

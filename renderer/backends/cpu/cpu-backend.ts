@@ -2,7 +2,11 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../../shared/logger.ts';
 import type { CompositeJob, Compositor, RgbImage } from '../backend.ts';
 import type { PlateTexture } from '../../plate/plate-raster.ts';
+import { SharedMemoryReclaimer } from '../../cache/reclaim.ts';
 import { BufferPool } from './buffer-pool.ts';
+
+/** Bytes of pictures dropped from the pool after which the workers are asked to collect. */
+const COLLECT_AFTER_DROPPED = 64 * 1024 * 1024;
 import { compositeKernel, type KernelInput } from './kernel.ts';
 
 /** Encoded-and-released output pictures kept for reuse (BufferPool): a few 2400 px pictures. */
@@ -84,6 +88,10 @@ export class CpuCompositor implements Compositor {
   private nextId = 1;
   private closed = false;
   private readonly pool = new BufferPool(OUTPUT_POOL_BYTES);
+  /** Pictures dropped from the pool are shared memory the main thread lets go of too. */
+  private readonly reclaimer = new SharedMemoryReclaimer();
+  private droppedSinceCollect = 0;
+  private collectScheduled = false;
 
   private constructor(
     private readonly size: number,
@@ -183,7 +191,27 @@ export class CpuCompositor implements Compositor {
   }
 
   release(img: RgbImage): void {
-    this.pool.give(img.data);
+    const dropped = this.pool.give(img.data);
+    if (dropped > 0) {
+      this.reclaimer.note(dropped);
+      this.droppedSinceCollect += dropped;
+      if (this.droppedSinceCollect >= COLLECT_AFTER_DROPPED) this.collectWorkersSoon();
+    }
+  }
+
+  /** Layers left the asset cache: the workers should let go of them too (worker.ts). */
+  forget(_layersKey: string): void {
+    this.collectWorkersSoon();
+  }
+
+  private collectWorkersSoon(): void {
+    if (this.collectScheduled) return;
+    this.collectScheduled = true;
+    this.droppedSinceCollect = 0;
+    setImmediate(() => {
+      this.collectScheduled = false;
+      for (const s of this.slots) s.worker.postMessage({ collect: true });
+    });
   }
 
   async close(): Promise<void> {

@@ -4,23 +4,35 @@ import vm from 'node:vm';
 import { compositeRows, type KernelInput } from './kernel.ts';
 
 /**
- * Every job's message references shared memory: the output picture and the view's layers, whole,
- * whatever band of rows it asks for. The worker itself allocates almost nothing, so its isolate rarely
- * collects garbage, and each dead message keeps those buffers alive across threads after the main
- * thread has let them go (an output dropped from the pool, layers evicted from the cache): RSS grew by
- * ~10 MB a second under load (issue 8's soak), and again by gigabytes once every picture was split
- * across all workers while only the band's share of the output was counted. The worker therefore
- * collects once the shared bytes its messages referenced since its last collection pass 64 MB — a
- * full GC of this tiny heap takes about a millisecond, and memory stays flat
- * (test/renderer/soak.test.ts, `npm run bench:render -- --soak 120`).
+ * Every job's message references shared memory: the output picture and the view's layers, whole. A
+ * SharedArrayBuffer is freed only when every isolate that saw it collects it, and this isolate
+ * allocates almost nothing of its own, so it would rarely collect and dead layers and pictures would
+ * stay in RSS (issue 8's soak grew ~10 MB a second; issue 10's reached 1.8 GB). The main thread says
+ * when it has let go of shared memory (layers evicted, pictures dropped from the pool: `collect`), and
+ * the worker then runs a full collection of its small heap, after the message at hand. As a backstop
+ * it also collects after its messages referenced 1 GB.
  */
-const GC_AFTER_BYTES = 64 * 1024 * 1024;
+const GC_AFTER_BYTES = 1024 * 1024 * 1024;
 v8.setFlagsFromString('--expose-gc');
 const collect = vm.runInNewContext('gc') as () => void;
 let sinceGc = 0;
+let scheduled = false;
+function collectSoon(): void {
+  sinceGc = 0;
+  if (scheduled) return;
+  scheduled = true;
+  setImmediate(() => {
+    scheduled = false;
+    collect();
+  });
+}
 
 /** A cpu compositing worker: runs the kernel on a band of rows of shared buffers and answers with the job id. */
-parentPort!.on('message', (msg: { id: number; input: KernelInput; y0: number; y1: number }) => {
+parentPort!.on('message', (msg: { id: number; input: KernelInput; y0: number; y1: number } | { collect: true }) => {
+  if ('collect' in msg) {
+    collectSoon();
+    return;
+  }
   try {
     compositeRows(msg.input, msg.y0, msg.y1);
     parentPort!.postMessage({ id: msg.id, ok: true });
@@ -30,9 +42,6 @@ parentPort!.on('message', (msg: { id: number; input: KernelInput; y0: number; y1
   const k = msg.input;
   sinceGc +=
     k.out.byteLength + k.base.byteLength + k.paint.byteLength + k.diffuse.byteLength + k.specular.byteLength + (k.shadow?.byteLength ?? 0) + (k.coverage?.byteLength ?? 0);
-  if (sinceGc >= GC_AFTER_BYTES) {
-    sinceGc = 0;
-    setImmediate(collect); // after this message (and its references) is gone
-  }
+  if (sinceGc >= GC_AFTER_BYTES) collectSoon();
 });
 parentPort!.postMessage({ ready: true });
