@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { MESSAGES } from '../../shared/errors.ts';
+import { createLogger } from '../../shared/logger.ts';
 import { backendLabel } from './support/backend.ts';
 import { DashboardClient, expectError, signedInCustomer, tokenOf } from './support/dashboard-client.ts';
 import { request, startTestGateway, type TestGateway } from './support/gateway-fixture.ts';
@@ -367,6 +368,44 @@ describe(`dashboard API (${backendLabel()})`, function () {
       // what another gateway instance's ban leaves in the shared database, before any of its deletes
       await gw.db.query('UPDATE members SET banned = true WHERE id = $1', [colleague.id]);
       expectError(await c.client.call('GET', '/keys'), 401, 'unauthorized');
+    });
+
+    it('two simultaneous sign-ins with one link: exactly one session is made', async () => {
+      const org = await gw.admin.createOrg();
+      const m = await gw.admin.addMember(org.id, 'race@example.com');
+      const link = await gw.admin.call('POST', `/members/${m.id}/sign-in-links`);
+      const token = tokenOf(link.body.url);
+      const answers = await Promise.all(Array.from({ length: 6 }, () => new DashboardClient(gw.url).call('POST', '/sign-in/link', { token })));
+      expect(answers.map((a) => a.status).sort()).to.deep.equal([200, 401, 401, 401, 401, 401]);
+      expect(await gw.db.query('SELECT 1 FROM dashboard_sessions WHERE member_id = $1', [m.id])).to.have.length(1);
+    });
+
+    it('no secret of a sign-in reaches the log: link token, session cookie, CSRF token, passwords, the new key', async () => {
+      const lines: string[] = [];
+      const g2 = await startTestGateway({
+        db: gw.db, dataDir: gw.dataDir, seedDemo: false,
+        logger: createLogger('test-gateway', 'trace', { write: (l: string) => void lines.push(l) }),
+      });
+      try {
+        const c = await signedInCustomer(g2);
+        const link = await g2.admin.call('POST', `/members/${c.member.id}/sign-in-links`);
+        const token = tokenOf(link.body.url);
+        const b = new DashboardClient(g2.url);
+        expect((await b.call('POST', '/sign-in/link', { token })).status).to.equal(200);
+        expect((await b.call('PUT', '/password', { password: 'a secret password 1' })).status).to.equal(204);
+        expectError(await new DashboardClient(g2.url).call('POST', '/sign-in/password', { email: c.member.email, password: 'a wrong password 2' }), 401, 'unauthorized');
+        const created = await b.call('POST', '/keys', { name: 'logged?' });
+        expect(created.status).to.equal(201);
+        expect((await b.call('GET', '/v1/makes')).status).to.equal(200);
+        expectError(await b.call('POST', '/keys', { name: 'x' }, { 'x-csrf-token': 'wrong' }), 403, 'forbidden');
+        expect(await b.call('POST', '/sign-out')).to.include({ status: 204 });
+        const log = lines.join('');
+        expect(log).to.include('/dashboard/api/sign-in/link'); // the calls were logged
+        const secrets = [token, b.csrf!, c.client.cookie!.slice('vis_session='.length), 'a secret password 1', 'a wrong password 2', created.body.key];
+        for (const secret of secrets) expect(log.includes(secret), `log holds ${secret}`).to.equal(false);
+      } finally {
+        await g2.close();
+      }
     });
 
     it('a member sees only their own organisation: another organisation\'s key is not found and keeps working', async () => {
