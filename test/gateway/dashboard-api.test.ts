@@ -174,6 +174,17 @@ describe(`dashboard API (${backendLabel()})`, function () {
       expectError(await gw.getWithKey(c.key, '/v1/makes'), 429, 'quota_exceeded');
     });
 
+    it('the playground has the per-minute limit of the contract, through the same limiter (429 rate_limited with Retry-After)', async () => {
+      const c = await signedInCustomer(gw, { rpm_limit: 2 });
+      expect((await c.client.call('GET', '/v1/colors')).status).to.equal(200);
+      expect((await c.client.call('GET', '/v1/views')).status).to.equal(200);
+      const limited = await c.client.call('GET', '/v1/makes');
+      expectError(limited, 429, 'rate_limited');
+      expect(Number(limited.headers.get('retry-after'))).to.be.within(1, 120);
+      expect((await gw.admin.usage(c.org)).requests).to.equal(2); // the refused call is not counted
+      expect((await gw.getWithKey(c.key, '/v1/makes')).status).to.equal(200); // the spec's window is per key
+    });
+
     it('playground image URLs are normal signed /images URLs its organisation may download', async () => {
       const c = await signedInCustomer(gw);
       const img = await c.client.call('GET', `${IMAGE_PATH}?format=png&width=400`);
@@ -296,6 +307,8 @@ describe(`dashboard API (${backendLabel()})`, function () {
       expectError(await c.client.call('POST', '/sign-out', undefined, { 'x-csrf-token': '' }), 403, 'forbidden');
       expectError(await c.client.call('PUT', '/password', { password: 'long enough password' }, { 'x-csrf-token': '' }), 403, 'forbidden');
       expect((await c.client.call('GET', '/keys')).body.keys).to.have.length(1); // nothing was created
+      expectError(await c.client.call('POST', `/keys/${c.keyId}/revoke`, undefined, { 'x-csrf-token': '' }), 403, 'forbidden');
+      expect((await gw.getWithKey(c.key, '/v1/makes')).status).to.equal(200); // not revoked
     });
 
     it('a cross-origin Origin is refused even with the right token, and so is a cross-site sign-in', async () => {
