@@ -6,20 +6,27 @@ const COST = { memoryCost: 19_456, timeCost: 2, parallelism: 1 };
 export const PASSWORD_MIN = 12;
 export const PASSWORD_MAX = 256;
 
+/**
+ * One Unicode form for every password (NIST SP 800-63B): the same characters typed or pasted as
+ * composed or decomposed sequences are the same password.
+ */
+const normalise = (password: string) => password.normalize('NFKC');
+
 export function checkNewPassword(password: unknown): string {
-  if (typeof password !== 'string' || password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
+  const p = typeof password === 'string' ? normalise(password) : null;
+  if (p === null || p.length < PASSWORD_MIN || p.length > PASSWORD_MAX) {
     throw new ServiceError('bad_request', `Invalid password: it must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long`);
   }
-  return password;
+  return p;
 }
 
 export function hashPassword(password: string): Promise<string> {
-  return hash(password, COST);
+  return hash(normalise(password), COST);
 }
 
 export async function verifyPassword(stored: string, password: string): Promise<boolean> {
   try {
-    return await verify(stored, password);
+    return await verify(stored, normalise(password));
   } catch {
     return false; // a malformed stored hash never signs anyone in
   }

@@ -113,6 +113,16 @@ describe(`dashboard API (${backendLabel()})`, function () {
       expect((await new DashboardClient(gw.url).call('POST', '/sign-in/password', { email: c.member.email, password: 'another long password' })).status).to.equal(200);
     });
 
+    it('a password is compared in one Unicode form (NFKC): typed composed or decomposed, it is the same password', async () => {
+      const c = await signedInCustomer(gw);
+      const decomposed = 'Grüße aus Köln, Zoë'.normalize('NFD');
+      expect((await c.client.call('PUT', '/password', { password: decomposed })).status).to.equal(204);
+      const a = await new DashboardClient(gw.url).call('POST', '/sign-in/password', { email: c.member.email, password: decomposed.normalize('NFC') });
+      expect(a.status, a.text).to.equal(200);
+      // the length limits count the normalised characters: 200 accented letters (400 code units as NFD) are within 256
+      expect((await c.client.call('PUT', '/password', { password: 'é'.repeat(200).normalize('NFD'), current_password: decomposed })).status).to.equal(204);
+    });
+
     it('the contract page shows the same figures as GET /v1/me', async () => {
       const c = await signedInCustomer(gw, { categories: ['suv', 'sports'], allowed_formats: ['png', 'webp'], rpm_limit: 77, monthly_quota: 5000 });
       await gw.getWithKey(c.key, '/v1/makes');
