@@ -124,7 +124,13 @@ export function createUsageRecorder(opts: { db: Database; logger: Logger; flushM
 
   return {
     record(orgId, keyId, kind, nowMs = Date.now()) {
-      add({ orgId, keyId, kind, day: utcDay(nowMs), delta: 1 });
+      const d = { orgId, keyId, kind, day: utcDay(nowMs), delta: 1 };
+      if (closed) {
+        // a call admitted while the gateway stops, after the last flush: nothing would ever write it
+        logger.warn({ lost: [d] }, 'usage: a call was recorded after the final flush; its per-day count is not stored');
+        return;
+      }
+      add(d);
       if (keyId !== null) touch(keyId, nowMs);
     },
     flush,

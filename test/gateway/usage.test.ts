@@ -179,6 +179,18 @@ describe(`GET /v1/usage (${backendLabel()})`, function () {
     ]);
   });
 
+  it('a call recorded after close is not kept silently: a warning names it', async () => {
+    const org = await gw.admin.createOrg('Late org');
+    const lines: string[] = [];
+    const recorder = createUsageRecorder({ db: gw.db, logger: createLogger('usage-test', 'info', { write: (s: string) => void lines.push(s) }), flushMs: 0 });
+    await recorder.close();
+    const now = Date.now();
+    recorder.record(org.id, null, 'catalog', now);
+    const warnings = lines.map((l) => JSON.parse(l) as { level: number; lost?: unknown[] }).filter((l) => l.level === 40);
+    expect(warnings, lines.join('')).to.have.length(1);
+    expect(warnings[0]!.lost).to.deep.equal([{ orgId: org.id, keyId: null, kind: 'catalog', day: utcDay(now), delta: 1 }]);
+  });
+
   it('classifies /v1 paths by kind as the router resolves them', () => {
     const cases: Array<[string, string]> = [
       ['/makes', 'catalog'],
