@@ -10,11 +10,11 @@ import { createRendererClient } from '../../shared/render-client.ts';
  * Memory soak, bounded (about 30 s): a renderer process (cpu, 2 workers, RENDER_CACHE_MB=128) under a
  * mixed load (views, formats, widths 200..2400, colours, shadow, plates). Reports RSS at start, after
  * warm-up and at the end; after warm-up RSS must stay flat, and within the cache budget plus the
- * documented overhead (docs/deploy.md, "Metrics").
+ * documented overhead (docs/renderer.md, "Memory": 512 MB).
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CACHE_MB = 128;
-const OVERHEAD_MB = 600;
+const OVERHEAD_MB = 512;
 const WARM_S = Number(process.env.SOAK_WARM_S ?? 12);
 const RUN_S = Number(process.env.SOAK_RUN_S ?? 18);
 

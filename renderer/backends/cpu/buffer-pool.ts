@@ -11,7 +11,11 @@ export class BufferPool {
   private readonly free: Uint8Array[] = [];
   private bytes = 0;
 
-  constructor(private readonly maxBytes: number) {}
+  /** `alloc`: how a new buffer is made (shared memory for the cpu workers; plain for the gl readback). */
+  constructor(
+    private readonly maxBytes: number,
+    private readonly alloc: (n: number) => Uint8Array = sharedU8,
+  ) {}
 
   take(n: number): Uint8Array {
     for (let i = this.free.length - 1; i >= 0; i--) {
@@ -22,12 +26,12 @@ export class BufferPool {
         return b;
       }
     }
-    return sharedU8(n);
+    return this.alloc(n);
   }
 
   /** Keeps `b` for reuse; answers the bytes that left the pool instead (b itself, or older buffers). */
   give(b: Uint8Array): number {
-    if (b.byteLength > this.maxBytes || !(b.buffer instanceof SharedArrayBuffer) || b.byteOffset !== 0) return b.byteLength;
+    if (b.byteLength > this.maxBytes || b.byteOffset !== 0 || b.byteLength !== b.buffer.byteLength) return b.byteLength;
     this.free.push(b);
     this.bytes += b.byteLength;
     let dropped = 0;
