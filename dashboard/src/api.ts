@@ -1,5 +1,5 @@
-// The one door to the gateway's /dashboard/api: JSON in and out, the CSRF header on every state-changing
-// call, and every failure turned into an ApiError the pages can show ({error, message} bodies).
+// The one door to the gateway's /dashboard/api: JSON in and out, the CSRF header on every call (the
+// server needs it on state-changing calls and on the playground's billed GETs), and every failure turned into an ApiError the pages can show ({error, message} bodies).
 
 export class ApiError extends Error {
   constructor(
@@ -29,7 +29,8 @@ export function createApiClient(onUnauthorized: () => void): ApiClient {
   async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    if (method !== 'GET' && csrf) headers['x-csrf-token'] = csrf;
+    // every call: state-changing ones and the billed playground GETs (/v1) need it
+    if (csrf) headers['x-csrf-token'] = csrf;
     let res: Response;
     try {
       res = await fetch(API_BASE + path, {

@@ -227,8 +227,14 @@ function apiRoutes(deps: DashboardDeps): Router {
     res.json(await usageReport({ db, limiter: deps.limiter, recorder: deps.recorder }, await orgPrincipal(res), month));
   });
 
-  // the playground: the same /v1 routes as the organisation, counted like any /v1 call (key: none)
-  api.use('/v1', playgroundGate({ db, limiter: deps.limiter }), recordAdmittedCalls(deps.recorder), deps.v1);
+  // the playground: the same /v1 routes as the organisation, counted like any /v1 call (key: none).
+  // Its GETs spend the quota, and SameSite=Strict still sends the cookie with a same-site <img> or
+  // link (a sibling subdomain): so they need the CSRF token too, which no other page can read.
+  const requireCsrf: RequestHandler = (req, res, next) => {
+    checkCsrfToken(req, session(res).csrfToken);
+    next();
+  };
+  api.use('/v1', requireCsrf, playgroundGate({ db, limiter: deps.limiter }), recordAdmittedCalls(deps.recorder), deps.v1);
 
   methodNotAllowed(api);
   api.use(notFoundHandler);

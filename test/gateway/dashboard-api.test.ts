@@ -321,6 +321,16 @@ describe(`dashboard API (${backendLabel()})`, function () {
       expect((await gw.getWithKey(c.key, '/v1/makes')).status).to.equal(200); // not revoked
     });
 
+    it('the playground mirror is billed, so its GETs need the CSRF token too: a same-site <img> or link cannot spend the quota', async () => {
+      const c = await signedInCustomer(gw);
+      expectError(await c.client.call('GET', '/v1/makes', undefined, { 'x-csrf-token': '' }), 403, 'forbidden');
+      expectError(await c.client.call('GET', `${IMAGE_PATH}?format=png`, undefined, { 'x-csrf-token': 'A'.repeat(43) }), 403, 'forbidden');
+      expect((await gw.admin.usage(c.org)).requests).to.equal(0); // refused before the limiter: not billed
+      expect((await c.client.call('GET', '/v1/makes')).status).to.equal(200);
+      expect((await gw.admin.usage(c.org)).requests).to.equal(1);
+      expect((await c.client.call('GET', '/keys', undefined, { 'x-csrf-token': '' })).status).to.equal(200); // free reads need none
+    });
+
     it('a cross-origin Origin is refused even with the right token, and so is a cross-site sign-in', async () => {
       const c = await signedInCustomer(gw);
       expectError(await c.client.call('POST', '/keys', { name: 'x' }, { origin: 'https://evil.example' }), 403, 'forbidden');

@@ -3,7 +3,7 @@ import { request, type Answer, type TestGateway } from './gateway-fixture.ts';
 
 /**
  * A browser's view of the dashboard API: it keeps the session cookie it is given and sends the CSRF
- * token on state-changing calls, as the pages do.
+ * token on every call, as the pages do.
  */
 export class DashboardClient {
   cookie: string | null = null;
@@ -15,7 +15,8 @@ export class DashboardClient {
   async call(method: string, p: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
     const h: Record<string, string> = { ...headers };
     if (this.cookie) h.cookie = this.cookie;
-    if (this.csrf && method !== 'GET' && !('x-csrf-token' in h)) h['x-csrf-token'] = this.csrf;
+    // on every call, as the pages send it: state-changing calls and the billed playground need it
+    if (this.csrf && !('x-csrf-token' in h)) h['x-csrf-token'] = this.csrf;
     if (body !== undefined) h['content-type'] = 'application/json';
     const res = await fetch(`${this.base}/dashboard/api${p}`, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body), redirect: 'manual' });
     this.setCookie = res.headers.getSetCookie();
