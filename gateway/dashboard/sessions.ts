@@ -32,6 +32,12 @@ export function createSessions(deps: { db: Queryable; idleSeconds: number; maxSe
     async create(memberId, orgId) {
       const id = randomToken();
       const csrfToken = randomToken();
+      // the member's ended sessions go, so the table holds live sessions, not every sign-in ever made
+      await db.query(
+        `DELETE FROM dashboard_sessions WHERE member_id = $1
+            AND (revoked_at IS NOT NULL OR expires_at <= now() OR last_seen_at <= now() - $2::int * interval '1 second')`,
+        [memberId, deps.idleSeconds],
+      );
       await db.query(
         `INSERT INTO dashboard_sessions (id_hash, member_id, org_id, csrf_token, expires_at)
          VALUES ($1, $2, $3, $4, now() + $5::int * interval '1 second')`,

@@ -17,6 +17,8 @@ export function createSignInLinks(deps: { db: Queryable; ttlSeconds: number; pub
       if (!m) throw new ServiceError('not_found', 'Member not found');
       if (m.org_banned) throw new ServiceError('forbidden', MESSAGES.banned);
       const token = randomToken();
+      // the member's spent links go: the table holds only links that can still be used
+      await deps.db.query('DELETE FROM sign_in_links WHERE member_id = $1 AND (used_at IS NOT NULL OR expires_at <= now())', [memberId]);
       const rows = await deps.db.query<{ expires_at: Date }>(
         `INSERT INTO sign_in_links (token_hash, member_id, expires_at)
          VALUES ($1, $2, now() + $3::int * interval '1 second') RETURNING expires_at`,

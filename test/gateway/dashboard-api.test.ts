@@ -293,6 +293,20 @@ describe(`dashboard API (${backendLabel()})`, function () {
       expectError(await b.client.call('GET', '/session'), 401, 'unauthorized');
     });
 
+    it('ended sessions and spent links of a member are deleted at their next sign-in and link, not kept forever', async () => {
+      const a = await signedInCustomer(gw); // one link used, one session
+      const live = new DashboardClient(gw.url);
+      expect((await live.signInByLink(gw, a.member.id)).status).to.equal(200); // a second link and session
+      expect((await a.client.call('POST', '/sign-out')).status).to.equal(204);
+      const count = async (table: string) => (await gw.db.query(`SELECT 1 FROM ${table} WHERE member_id = $1`, [a.member.id])).length;
+      expect(await count('dashboard_sessions')).to.equal(2); // one live, one signed out
+      const unused = await gw.admin.call('POST', `/members/${a.member.id}/sign-in-links`);
+      expect(await count('sign_in_links')).to.equal(1); // the used ones went: only the new link is left
+      expect((await new DashboardClient(gw.url).call('POST', '/sign-in/link', { token: tokenOf(unused.body.url) })).status).to.equal(200);
+      expect(await count('dashboard_sessions')).to.equal(2); // the signed-out one went; the live one stays, with the new one
+      expect((await live.call('GET', '/session')).status).to.equal(200);
+    });
+
     it('without a built dashboard the pages answer 503 JSON', async () => {
       const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'vis-dash-empty-'));
       const g2 = await startTestGateway({ db: gw.db, dataDir: gw.dataDir, seedDemo: false, env: { DASHBOARD_DIST_DIR: path.join(empty, 'dist') } });
