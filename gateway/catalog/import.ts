@@ -108,16 +108,28 @@ export async function importCatalog(db: Database, assets: AssetSetDirectory, fil
     if (mixed.length > 0) {
       throw new CatalogFileError(mixed.map((m) => `${m.make}/${m.model}/${m.year}: a year stored without variants cannot gain named variants; give the existing vehicle a variant slug`));
     }
-    await inBatches(vehicles.map((v) => v[0]), (ids) =>
-      tx.query('DELETE FROM search_terms WHERE vehicle_id = ANY($1::text[])', [ids]));
-    // Tokens never hold a space (tokenize splits on everything but letters and digits).
+    // Postings are rewritten only for vehicles whose terms change (or that have none yet): the names,
+    // publication and category copied into the others follow through migration 004's triggers, so
+    // importing the same file again writes no posting. Tokens never hold a space.
+    const stale: string[] = [];
+    await inBatches([...terms], async (chunk) => {
+      const rows = await tx.query<{ id: string }>(
+        `SELECT t.id FROM unnest($1::text[], $2::text[]) AS t(id, terms) JOIN vehicles v ON v.id = t.id
+          WHERE v.terms IS DISTINCT FROM string_to_array(t.terms, ' ')
+             OR NOT EXISTS (SELECT 1 FROM search_terms st WHERE st.vehicle_id = t.id)`,
+        [chunk.map((c) => c[0]), chunk.map((c) => c[1])]);
+      stale.push(...rows.map((r) => r.id));
+    });
+    await inBatches(stale, (ids) => tx.query('DELETE FROM search_terms WHERE vehicle_id = ANY($1::text[])', [ids]));
     await upsert(tx, terms, `UPDATE vehicles v SET terms = string_to_array(t.terms, ' ')
         FROM unnest($1::text[], $2::text[]) AS t(id, terms)
        WHERE v.id = t.id AND v.terms IS DISTINCT FROM string_to_array(t.terms, ' ')`);
     // Each posting copies its vehicle's order, filters and terms (migration 004) from the rows just written.
-    await inBatches(vehicles.map((v) => v[0]), (ids) => insertPostings(tx, 'v.id = ANY($1::text[])', [ids]));
-    await tx.query('DELETE FROM search_dict');
-    await tx.query('INSERT INTO search_dict (term, n) SELECT term, count(DISTINCT vehicle_id)::int FROM search_terms GROUP BY term');
+    await inBatches(stale, (ids) => insertPostings(tx, 'v.id = ANY($1::text[])', [ids]));
+    if (stale.length > 0) {
+      await tx.query('DELETE FROM search_dict');
+      await tx.query('INSERT INTO search_dict (term, n) SELECT term, count(DISTINCT vehicle_id)::int FROM search_terms GROUP BY term');
+    }
   });
   // A bulk import changes the best plans at once, and PGlite never runs autovacuum.
   for (const t of ['categories', 'makes', 'models', 'vehicles', 'vehicle_views', 'search_terms', 'search_dict']) {

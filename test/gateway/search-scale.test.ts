@@ -312,11 +312,16 @@ describe(`search postings after a rename and after migration 004 (${backendLabel
     }
   });
 
-  it('a make renamed by a later import moves all its vehicles in the order, also those the file does not name', async () => {
+  it('a make renamed by a later import moves all its vehicles in the order, also those the file does not name; an unchanged file rewrites no posting', async () => {
     const { db, drop } = await freshDatabase();
     try {
       const file = syntheticCatalog({ variants: 600, seed: 5 });
       await importCatalog(db, assets, file);
+      // The same file again rewrites no posting (their transaction ids stay as they were).
+      const stamps = () => db.query("SELECT xmin::text AS x, count(*)::int AS n FROM search_terms GROUP BY 1 ORDER BY 1");
+      const before = await stamps();
+      await importCatalog(db, assets, file);
+      expect(await stamps()).to.deep.equal(before);
       const mk = file.makes[1]!;
       const renamed = `Aaa ${mk.name}`;
       await importCatalog(db, assets, { ...file, makes: [{ ...mk, name: renamed, models: [mk.models[0]!] }] });
