@@ -65,7 +65,7 @@ interface Row {
  * the highest down, and a lower count is read only while fewer than `limit` vehicles were found.
  * With many branches (a short prefix) the first passing row of each is read first: the limit-th
  * best of those heads bounds how far any branch is read, and branches with no passing row drop out.
- * With two or more such varying tokens every branch is read whole and sorted (rare: docs/api.md).
+ * With two or more such varying tokens every branch is read whole and sorted (docs/performance-gateway.md, Search).
  */
 export async function searchVehicles(
   db: Queryable,
