@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     metrics = await startMetricsServer({ registry: gw.metrics, port: config.metricsPort, host: config.metricsHost });
     logger.info({ port: metrics.port, host: config.metricsHost }, 'gateway metrics listening (GET /metrics)');
   }
-  printWelcome(gw.url.replace('127.0.0.1', 'localhost'), gw.adminToken, gw.generatedAdminToken, gw.demoKey, gw.exampleImagePath);
+  printWelcome(gw.url.replace('127.0.0.1', 'localhost'), gw.adminToken, gw.generatedAdminToken, gw.demoKey, gw.exampleImagePath, gw.demoSignIn);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -62,7 +62,14 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
-function printWelcome(url: string, adminToken: string, newAdmin: boolean, demoKey: string | null, example: string | null): void {
+function printWelcome(
+  url: string,
+  adminToken: string,
+  newAdmin: boolean,
+  demoKey: string | null,
+  example: string | null,
+  demoSignIn: { url: string; expiresAt: string; memberId: string } | null,
+): void {
   const lines = ['', `Vehicle image service is up at ${url}`];
   if (newAdmin) lines.push(`Admin token (generated once, kept in DATA_DIR/secrets.json): ${adminToken}`);
   if (demoKey) {
@@ -78,6 +85,14 @@ function printWelcome(url: string, adminToken: string, newAdmin: boolean, demoKe
         'A first image (the JSON carries a signed image_url; download it):',
         `  curl -s -H 'x-api-key: ${demoKey}' '${url}${example}?color=red&plate=AB%20123&format=png' | tee /tmp/image.json`,
         `  curl -s -o car.png "$(node -p 'require("/tmp/image.json").image_url')"`,
+      );
+    }
+    if (demoSignIn) {
+      lines.push(
+        '',
+        `Dashboard (keys, usage, playground), as the demo organisation's member demo@example.com:`,
+        `  ${demoSignIn.url}`,
+        `  (single use, until ${demoSignIn.expiresAt}; a new link: npm run admin -- members sign-in-link ${demoSignIn.memberId})`,
       );
     }
   } else {

@@ -35,6 +35,8 @@ export interface GatewayHandle {
   adminToken: string;
   /** Printed once: the demo organisation's key, when this start created it. */
   demoKey: string | null;
+  /** Printed once with the demo key: a single-use dashboard sign-in link for the demo member, and its id. */
+  demoSignIn: { url: string; expiresAt: string; memberId: string } | null;
   /** A published view of the catalog, for the first-image example printed at start. */
   exampleImagePath: string | null;
   generatedAdminToken: boolean;
@@ -81,20 +83,24 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
 
   const embedded = !config.databaseUrl;
   let demoKey: string | null = null;
+  let demoMemberId: string | null = null;
   if (config.seedDemo === 'true' || (config.seedDemo === 'auto')) await seedDemoCatalog(db, assets, logger, opts.demoCatalogFile);
   if (config.seedDemo === 'true' || (config.seedDemo === 'auto' && embedded)) {
-    demoKey = (await seedDemoOrganization(db, admin))?.key ?? null;
+    const seeded = await seedDemoOrganization(db, admin);
+    demoKey = seeded?.key ?? null;
+    demoMemberId = seeded?.memberId ?? null;
   }
 
   const exampleImagePath = await findExampleImagePath(db);
   let baseUrl = config.publicBaseUrl ?? '';
+  const signInLinks = createSignInLinks({ db, ttlSeconds: config.dashboard.linkTtlSeconds, publicBaseUrl: () => baseUrl });
   let stopping = false;
   const metrics = createHttpMetrics({ renderTimeoutMs: config.renderTimeoutMs });
   const app = buildApp({
     usageRecorder: usage,
     dashboard: {
       sessions: createSessions({ db, idleSeconds: config.dashboard.sessionIdleSeconds, maxSeconds: config.dashboard.sessionMaxSeconds }),
-      signInLinks: createSignInLinks({ db, ttlSeconds: config.dashboard.linkTtlSeconds, publicBaseUrl: () => baseUrl }),
+      signInLinks,
       distDir: config.dashboard.distDir,
       sessionMaxSeconds: config.dashboard.sessionMaxSeconds,
       signInThrottle: {
@@ -152,12 +158,16 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
   const port = (server.address() as AddressInfo).port;
   if (!config.publicBaseUrl) baseUrl = `http://localhost:${port}`;
   logger.info({ port, publicBaseUrl: baseUrl }, 'gateway listening');
+  // the link needs the base URL, known only once listening
+  const demoLink = demoMemberId ? await signInLinks.issue(demoMemberId) : null;
+  const demoSignIn = demoLink && demoMemberId ? { url: demoLink.url, expiresAt: demoLink.expires_at, memberId: demoMemberId } : null;
 
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     adminToken: secrets.adminToken,
     demoKey,
+    demoSignIn,
     exampleImagePath,
     generatedAdminToken: secrets.generated.adminToken,
     db,

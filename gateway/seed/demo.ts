@@ -36,8 +36,14 @@ export async function seedDemoCatalog(
   }
 }
 
-/** Creates the demo organisation, its contract and a key, once; returns the key to print. */
-export async function seedDemoOrganization(db: Database, admin: AdminService): Promise<{ orgId: string; key: string } | null> {
+/**
+ * Creates the demo organisation, its contract, a key and a member (who signs in to the dashboard), once;
+ * returns the key to print and the member, for whom the start prints a sign-in link.
+ */
+export async function seedDemoOrganization(
+  db: Database,
+  admin: AdminService,
+): Promise<{ orgId: string; key: string; memberId: string } | null> {
   if (!(await once(db, 'demo_org_seeded'))) return null;
   const org = await admin.createOrganization('Demo organization');
   const categories = (await admin.listCategories()).map((c) => c.slug);
@@ -49,5 +55,6 @@ export async function seedDemoOrganization(db: Database, admin: AdminService): P
     active: true,
   });
   const { key } = await admin.createKey(org.id, 'demo');
-  return { orgId: org.id, key };
+  const member = await admin.addMember(org.id, 'demo@example.com');
+  return { orgId: org.id, key, memberId: member.id };
 }

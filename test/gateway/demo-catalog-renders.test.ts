@@ -49,6 +49,23 @@ describe('demo catalog renders through the gateway', function () {
     expect(makes.makes.length).to.be.at.least(12);
   });
 
+  it('gives the demo member a single-use dashboard sign-in link on first start', async () => {
+    expect(gw.demoSignIn?.url).to.match(/\/dashboard\/sign-in#token=[\w-]{20,}$/);
+    const token = gw.demoSignIn!.url.split('#token=')[1]!;
+    const signIn = () =>
+      fetch(`${gw.url}/dashboard/api/sign-in/link`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+    const first = await signIn();
+    expect(first.status).to.equal(200);
+    const cookie = first.headers.get('set-cookie')!.split(';')[0]!;
+    const session = (await (await fetch(`${gw.url}/dashboard/api/session`, { headers: { cookie } })).json()) as {
+      member: { id: string; email: string };
+      organization: { name: string };
+    };
+    expect(session.member).to.include({ id: gw.demoSignIn!.memberId, email: 'demo@example.com' });
+    expect(session.organization.name).to.equal('Demo organization');
+    expect((await signIn()).status).to.equal(401); // spent
+  });
+
   it('every published view of one vehicle per asset set downloads, in a named colour, as a picture with a car in it', async () => {
     const rows = await gw.db.query<{ set: string; make: string; model: string; year: number; variant: string | null; n: number; views: string[] }>(
       `SELECT DISTINCT ON (v.asset_set) v.asset_set AS set, mk.slug AS make, md.slug AS model, v.year, v.variant_slug AS variant,
