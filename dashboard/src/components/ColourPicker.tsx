@@ -22,7 +22,8 @@ export function normaliseHex(v: string): string | null {
  */
 export function ColourPicker({ colours, value, onChange }: Props) {
   const custom = value.startsWith('#');
-  const customHex = custom ? value : '#2E7D32';
+  // a start distinct from every named swatch, so "custom" never looks like one of them
+  const customHex = custom ? value : '#1F6F8B';
   return (
     <fieldset class="swatches">
       <legend>Colour</legend>
@@ -57,7 +58,7 @@ export function ColourPicker({ colours, value, onChange }: Props) {
               }}
             />
             <span id="colour-hex-hint" class="hint">
-              3 or 6 hex digits, e.g. #2E7D32
+              3 or 6 hex digits, e.g. #1F6F8B
             </span>
           </div>
           <div class="field">
