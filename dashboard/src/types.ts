@@ -1,4 +1,4 @@
-// Shapes of the gateway's dashboard answers (.scratch contract → docs/dashboard.md).
+// Shapes of the gateway's dashboard answers (the API is described in docs/dashboard.md).
 
 export interface Member {
   id: string;
