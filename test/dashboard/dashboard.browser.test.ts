@@ -287,10 +287,15 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
     await revokeButton.click();
     const dialog = page.getByRole('dialog', { name: 'Revoke this key?' });
     await dialog.waitFor();
-    expect(await inPage<string>(page, 'document.activeElement.textContent')).to.equal('Cancel');
+    // focus moves in effects after the dialog opens and closes: a moment later on a loaded machine
+    await eventually(async () => {
+      expect(await inPage<string>(page, 'document.activeElement.textContent')).to.equal('Cancel');
+    }, 5_000);
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
-    expect(await inPage<boolean>(page, 'document.activeElement.textContent.startsWith("Revoke")')).to.equal(true);
+    await eventually(async () => {
+      expect(await inPage<boolean>(page, 'document.activeElement.textContent.startsWith("Revoke")')).to.equal(true);
+    }, 5_000);
     expect((await fetchFromPage('/v1/makes', createdKey)).status).to.equal(200);
 
     await revokeButton.click();
@@ -392,14 +397,19 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
     await page.keyboard.type('keyboard-key');
     await page.keyboard.press('Enter');
     await page.getByTestId('new-key').waitFor();
-    expect(await inPage<string>(page, 'document.activeElement.dataset.testid')).to.equal('new-key');
+    // the panel takes focus in an effect after it is drawn: on a loaded machine that is a moment later
+    await eventually(async () => {
+      expect(await inPage<string>(page, 'document.activeElement.dataset.testid')).to.equal('new-key');
+    }, 5_000);
 
     // the skip link moves focus to the page
     await page.goto(`${base}/dashboard/usage`);
     await page.getByTestId('usage-figures').waitFor();
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
-    expect(await inPage<string>(page, 'location.hash')).to.equal('#main');
+    await eventually(async () => {
+      expect(await inPage<string>(page, 'location.hash')).to.equal('#main');
+    }, 5_000);
   });
 
   it('at 375 px wide no page scrolls sideways', async () => {
