@@ -11,6 +11,7 @@ import type { Logger } from '../../shared/logger.ts';
 import { utcMonth, type Clock, type LimitRequest, type Limiter, type UsageStore } from './limiter.ts';
 import { orgMonthKey, type CountedDecision } from './window.ts';
 import type { MonthDelta } from './memory-limiter.ts';
+import { createWriteBehind } from '../db/write-behind.ts';
 
 export const DEFAULT_USAGE_FLUSH_MS = 2000;
 
@@ -37,69 +38,33 @@ export interface UsageBuffer {
 
 export function createUsageBuffer(opts: UsageBufferOptions): UsageBuffer {
   const { usageStore, logger } = opts;
-  const flushMs = opts.flushMs ?? DEFAULT_USAGE_FLUSH_MS;
-  let pending = new Map<string, MonthDelta>();
-  let failed = 0;
-  let closed = false;
-  // Flushes and seed reads are serialised: a seed read never sees a batch half-way.
-  let lock: Promise<unknown> = Promise.resolve();
-  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
-    const p = lock.then(fn, fn);
-    lock = p.catch(() => {});
-    return p;
-  };
-
-  function add(orgId: string, month: string, n: number): void {
-    const k = orgMonthKey(orgId, month);
-    const d = pending.get(k);
-    if (d) d.delta += n;
-    else pending.set(k, { orgId, month, delta: n });
-  }
-
-  const flush = () =>
-    exclusive(async () => {
-      if (pending.size === 0) return;
-      const batch = [...pending.values()];
-      pending = new Map();
-      try {
-        await usageStore.addUsage(batch);
-      } catch (err) {
-        failed += 1;
-        for (const d of batch) add(d.orgId, d.month, d.delta); // kept for the next try
-        logger.error(
-          { err, deltas: batch, orgMonths: batch.length, requests: batch.reduce((s, d) => s + d.delta, 0), failedFlushes: failed },
-          'limits: writing monthly usage to the usage store failed; the counts stay pending for the next flush',
-        );
-        throw err;
-      }
-    });
-
-  const timer = flushMs > 0 ? setInterval(() => void flush().catch(() => {}), flushMs) : null;
-  timer?.unref();
+  const deltas = createWriteBehind<string, MonthDelta>({
+    keyOf: (d) => orgMonthKey(d.orgId, d.month),
+    merge: (a, b) => ({ ...a, delta: a.delta + b.delta }),
+    write: (batch) => usageStore.addUsage(batch),
+    flushMs: opts.flushMs ?? DEFAULT_USAGE_FLUSH_MS,
+    onFlushFailed: (err, batch, failedFlushes) =>
+      logger.error(
+        { err, deltas: batch, orgMonths: batch.length, requests: batch.reduce((s, d) => s + d.delta, 0), failedFlushes },
+        'limits: writing monthly usage to the usage store failed; the counts stay pending for the next flush',
+      ),
+    onCloseFailed: (err, lost) => logger.error({ err, lost }, 'limits: final usage flush on close failed; these counts are not in the usage store'),
+  });
+  const pendingOf = (orgId: string, month: string) => deltas.get(orgMonthKey(orgId, month))?.delta ?? 0;
 
   return {
-    add,
-    flush,
-    pending: (orgId, month) => pending.get(orgMonthKey(orgId, month))?.delta ?? 0,
+    add: (orgId, month, n) => deltas.add({ orgId, month, delta: n }),
+    flush: () => deltas.flush(),
+    pending: pendingOf,
     seedStore: {
-      addUsage: (deltas) => usageStore.addUsage(deltas),
-      getUsage: (orgId, month) =>
-        exclusive(async () => (await usageStore.getUsage(orgId, month)) + (pending.get(orgMonthKey(orgId, month))?.delta ?? 0)),
+      addUsage: (d) => usageStore.addUsage(d),
+      // under the flush lock: a batch being written is counted either as pending or as stored, once
+      getUsage: (orgId, month) => deltas.exclusive(async () => (await usageStore.getUsage(orgId, month)) + pendingOf(orgId, month)),
     },
     get failedFlushes() {
-      return failed;
+      return deltas.failedFlushes;
     },
-    async close() {
-      if (closed) return;
-      closed = true;
-      if (timer) clearInterval(timer);
-      try {
-        await flush();
-      } catch (err) {
-        logger.error({ err, lost: [...pending.values()] }, 'limits: final usage flush on close failed; these counts are not in the usage store');
-        throw err;
-      }
-    },
+    close: () => deltas.close(),
   };
 }
 

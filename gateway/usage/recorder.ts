@@ -1,5 +1,6 @@
 import type { Logger } from '../../shared/logger.ts';
 import type { Database } from '../db/database.ts';
+import { createWriteBehind } from '../db/write-behind.ts';
 import type { UsageKind } from './kinds.ts';
 
 /** One pending count: admitted calls of (organisation, key, kind, UTC day) not yet in usage_daily. */
@@ -32,6 +33,9 @@ export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 const deltaKey = (d: Omit<UsageDelta, 'delta'>) => `${d.orgId}\n${d.keyId ?? ''}\n${d.kind}\n${d.day}`;
 
+/** What waits for the next flush: a per-day count, or a key's latest use (written as api_keys.last_used_at). */
+type Pending = { count: UsageDelta } | { used: { keyId: string; ms: number } };
+
 /**
  * Per-day usage counts, written behind: every admitted /v1 call adds 1 in memory; a timer writes the
  * deltas (and the keys' last use) every `flushMs` in one transaction, and close() writes the rest.
@@ -41,26 +45,38 @@ const deltaKey = (d: Omit<UsageDelta, 'delta'>) => `${d.orgId}\n${d.keyId ?? ''}
  */
 export function createUsageRecorder(opts: { db: Database; logger: Logger; flushMs: number }): UsageRecorder {
   const { db, logger } = opts;
-  let pending = new Map<string, UsageDelta>();
-  let lastUsed = new Map<string, number>();
-  let failed = 0;
-  let closed = false;
-  let lock: Promise<unknown> = Promise.resolve();
-  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
-    const p = lock.then(fn, fn);
-    lock = p.catch(() => {});
-    return p;
-  };
-
-  function add(d: UsageDelta): void {
-    const k = deltaKey(d);
-    const cur = pending.get(k);
-    if (cur) cur.delta += d.delta;
-    else pending.set(k, { ...d });
-  }
-  function touch(keyId: string, ms: number): void {
-    if ((lastUsed.get(keyId) ?? 0) < ms) lastUsed.set(keyId, ms);
-  }
+  const countsOf = (batch: readonly Pending[]) => batch.flatMap((p) => ('count' in p ? [p.count] : []));
+  const requests = (deltas: readonly UsageDelta[]) => deltas.reduce((s, d) => s + d.delta, 0);
+  // counts and keys' last use are written in one transaction, so they share one write-behind
+  const pending = createWriteBehind<string, Pending>({
+    keyOf: (p) => ('count' in p ? `count\n${deltaKey(p.count)}` : `used\n${p.used.keyId}`),
+    // a key never holds both shapes (keyOf prefixes them), so the last branch is never taken
+    merge: (a, b) =>
+      'count' in a && 'count' in b
+        ? { count: { ...a.count, delta: a.count.delta + b.count.delta } }
+        : 'used' in a && 'used' in b
+          ? { used: { keyId: a.used.keyId, ms: Math.max(a.used.ms, b.used.ms) } }
+          : b,
+    write: async (batch) => {
+      const dropped = await write(
+        countsOf(batch),
+        batch.flatMap((p) => ('used' in p ? [[p.used.keyId, p.used.ms] as [string, number]] : [])),
+      );
+      if (dropped.length > 0) {
+        logger.warn({ dropped, requests: requests(dropped) }, 'usage: per-day counts of an organisation or key that no longer exists were left out');
+      }
+    },
+    flushMs: opts.flushMs,
+    onFlushFailed: (err, batch, failedFlushes) => {
+      const deltas = countsOf(batch);
+      logger.error(
+        { err, deltas, requests: requests(deltas), failedFlushes },
+        'usage: writing the per-day usage counts failed; they stay pending for the next flush',
+      );
+    },
+    onCloseFailed: (err, lost) =>
+      logger.error({ err, lost: countsOf(lost) }, 'usage: final flush on close failed; these per-day counts are not stored'),
+  });
 
   /** Writes the batch; answers the deltas left out because their organisation or key is gone. */
   async function write(batch: UsageDelta[], used: Array<[string, number]>): Promise<UsageDelta[]> {
@@ -91,64 +107,26 @@ export function createUsageRecorder(opts: { db: Database; logger: Logger; flushM
     });
   }
 
-  const flush = () =>
-    exclusive(async () => {
-      if (pending.size === 0 && lastUsed.size === 0) return;
-      const batch = [...pending.values()];
-      const used = [...lastUsed.entries()];
-      pending = new Map();
-      lastUsed = new Map();
-      let dropped: UsageDelta[];
-      try {
-        dropped = await write(batch, used);
-      } catch (err) {
-        failed += 1;
-        for (const d of batch) add(d); // kept for the next try
-        for (const [id, ms] of used) touch(id, ms);
-        logger.error(
-          { err, deltas: batch, requests: batch.reduce((s, d) => s + d.delta, 0), failedFlushes: failed },
-          'usage: writing the per-day usage counts failed; they stay pending for the next flush',
-        );
-        throw err;
-      }
-      if (dropped.length > 0) {
-        logger.warn(
-          { dropped, requests: dropped.reduce((s, d) => s + d.delta, 0) },
-          'usage: per-day counts of an organisation or key that no longer exists were left out',
-        );
-      }
-    });
-
-  const timer = opts.flushMs > 0 ? setInterval(() => void flush().catch(() => {}), opts.flushMs) : null;
-  timer?.unref();
-
   return {
     record(orgId, keyId, kind, nowMs = Date.now()) {
       const d = { orgId, keyId, kind, day: utcDay(nowMs), delta: 1 };
-      if (closed) {
+      if (pending.closed) {
         // a call admitted while the gateway stops, after the last flush: nothing would ever write it
         logger.warn({ lost: [d] }, 'usage: a call was recorded after the final flush; its per-day count is not stored');
         return;
       }
-      add(d);
-      if (keyId !== null) touch(keyId, nowMs);
+      pending.add({ count: d });
+      if (keyId !== null) pending.add({ used: { keyId, ms: nowMs } });
     },
-    flush,
-    withPending: (read) => exclusive(() => read([...pending.values()])),
-    pendingLastUsed: (keyId) => lastUsed.get(keyId),
+    flush: () => pending.flush(),
+    withPending: (read) => pending.exclusive((p) => read(countsOf([...p.values()]))),
+    pendingLastUsed(keyId) {
+      const p = pending.get(`used\n${keyId}`);
+      return p && 'used' in p ? p.used.ms : undefined;
+    },
     get failedFlushes() {
-      return failed;
+      return pending.failedFlushes;
     },
-    async close() {
-      if (closed) return;
-      closed = true;
-      if (timer) clearInterval(timer);
-      try {
-        await flush();
-      } catch (err) {
-        logger.error({ err, lost: [...pending.values()] }, 'usage: final flush on close failed; these per-day counts are not stored');
-        throw err;
-      }
-    },
+    close: () => pending.close(),
   };
 }
