@@ -107,6 +107,50 @@ describe(`security: no secret in any log line (${backendLabel()})`, function () 
   });
 });
 
+describe('security: the logger redacts credential headers', () => {
+  it('a request and a response logged whole show no key, token, cookie or CSRF token, and are left intact', () => {
+    const lines: string[] = [];
+    const logger = createLogger('redaction-test', 'info', { write: (s: string) => void lines.push(s) });
+    const secrets = {
+      apiKey: 'svc_live_key-that-must-not-leak-0123456789',
+      bearer: 'Bearer admin-token-that-must-not-leak',
+      cookie: 'session=session-that-must-not-leak',
+      csrf: 'csrf-token-that-must-not-leak',
+      setCookie: 'session=new-session-that-must-not-leak; HttpOnly',
+    };
+    const req = {
+      method: 'GET',
+      url: '/v1/makes',
+      headers: {
+        'x-api-key': secrets.apiKey,
+        authorization: secrets.bearer,
+        cookie: secrets.cookie,
+        'x-csrf-token': secrets.csrf,
+        'user-agent': 'test-agent',
+      },
+    };
+    const res = { statusCode: 200, headers: { 'set-cookie': [secrets.setCookie], 'content-type': 'application/json' } };
+    logger.info({ req, res }, 'a request logged whole');
+    logger.child({ component: 'child' }).error({ req, res }, 'and through a child logger');
+
+    expect(lines).to.have.length(2);
+    for (const line of lines) {
+      expect(line).not.to.contain('must-not-leak');
+      const entry = JSON.parse(line) as { req: typeof req; res: { headers: Record<string, unknown> } };
+      expect(entry.req.headers).to.deep.equal({
+        'x-api-key': '[redacted]',
+        authorization: '[redacted]',
+        cookie: '[redacted]',
+        'x-csrf-token': '[redacted]',
+        'user-agent': 'test-agent', // the rest stays readable
+      });
+      expect(entry.res.headers).to.deep.equal({ 'set-cookie': '[redacted]', 'content-type': 'application/json' });
+    }
+    expect(req.headers['x-api-key']).to.equal(secrets.apiKey); // the logged object itself is not changed
+    expect(res.headers['set-cookie']).to.deep.equal([secrets.setCookie]);
+  });
+});
+
 describe('security: secrets stay put', function () {
   this.timeout(60_000);
   const dirs: string[] = [];
