@@ -7,7 +7,7 @@ import { ServiceError } from '../../shared/errors.ts';
 import { WIDTH_MIN } from '../../shared/render-options.ts';
 import type { ViewId } from '../../shared/views.ts';
 import { AssetSetError, SET_ID_RE, layerPath, readSetMeta, type AssetSetMeta, type ViewMeta } from './set-format.ts';
-import { decodeLayerFiles, halveLayers, type Layers } from './layers.ts';
+import { decodeLayerFiles, halveLayers, levelSize, twoThirdsLayers, type Layers } from './layers.ts';
 import { SharedMemoryReclaimer } from '../cache/reclaim.ts';
 
 export interface AssetStoreOptions {
@@ -32,9 +32,26 @@ export function outputHeight(view: { width: number; height: number }, width: num
 }
 
 /**
+ * The levels of a view of the given full size, widest first: footprints 1, 1.5, 2, 3, 4, 6, … while
+ * at least WIDTH_MIN wide (the full size always). Sizes are levelSize(): for a width that divides
+ * exactly, the height is outputHeight() at that width, so a render there needs no resize.
+ */
+export function levelLadder(fullWidth: number, fullHeight: number): { footprint: number; width: number; height: number }[] {
+  const out = [{ footprint: 1, width: fullWidth, height: fullHeight }];
+  for (let p = 1; ; p *= 2) {
+    for (const f of [1.5 * p, 2 * p]) {
+      const size = levelSize(fullWidth, fullHeight, f);
+      if (size.width < WIDTH_MIN) return out;
+      out.push({ footprint: f, ...size });
+    }
+  }
+}
+
+/**
  * Reads asset sets from ASSETS_DIR, validates them (errors name the file), and keeps decoded layers in
- * an LRU bounded by bytes: each view's full-size layers and its pre-scaled levels (successive halvings
- * by exact area averaging, so a small render never samples a big image sparsely). A render composites
+ * an LRU bounded by bytes: each view's full-size layers and its pre-scaled levels (the full size's
+ * halvings and the 2/3 size's, by exact area averaging, so a small render never samples a big image
+ * sparsely). A render composites
  * at the smallest level at least as wide as it asks and resizes the finished picture once, so edges
  * gain no halos from resizing layers one by one. Concurrent loads of the same layers happen once.
  */
@@ -154,20 +171,22 @@ export class AssetStore {
     return p;
   }
 
-  /** Widths of the levels: the full size, then halvings while at least WIDTH_MIN wide. */
-  private levelWidths(v: ViewMeta): number[] {
-    const out = [v.width];
-    for (let w = Math.floor(v.width / 2); w >= WIDTH_MIN; w = Math.floor(w / 2)) out.push(w);
-    return out;
+  /**
+   * The view's levels, widest first: footprints (full-size pixels per level pixel) 1, 1.5, 2, 3, 4, 6,
+   * … — the full size and its halvings, the 2/3 size and its halvings — while at least WIDTH_MIN wide.
+   */
+  levels(v: { width: number; height: number }): { footprint: number; width: number; height: number }[] {
+    return levelLadder(v.width, v.height);
   }
 
-  private level(set: AssetSetMeta, viewId: ViewId, k: number): Promise<Layers> {
+  private level(set: AssetSetMeta, viewId: ViewId, footprint: number): Promise<Layers> {
     const v = this.view(set, viewId);
     const prefix = `${set.id}@${set.revision}/${viewId}`;
-    if (k === 0) {
-      return this.cached(`${prefix}/L0`, () =>
+    const key = `${prefix}/F${footprint}`;
+    if (footprint === 1) {
+      return this.cached(key, () =>
         decodeLayerFiles(
-          `${prefix}/L0`,
+          key,
           {
             base: layerPath(set.dir, viewId, 'base'),
             paint: layerPath(set.dir, viewId, 'paint'),
@@ -182,16 +201,21 @@ export class AssetStore {
         ),
       );
     }
-    return this.cached(`${prefix}/L${k}`, async () => halveLayers(`${prefix}/L${k}`, await this.level(set, viewId, k - 1)));
+    // 1.5 comes from the full size; every other level is the halving of the one at half its footprint
+    if (footprint === 1.5) return this.cached(key, async () => twoThirdsLayers(key, await this.level(set, viewId, 1)));
+    return this.cached(key, async () => halveLayers(key, await this.level(set, viewId, footprint / 2)));
   }
 
-  /** The view's layers at the smallest pre-scaled level at least `width` wide (the full size at most). */
+  /**
+   * The view's layers at the smallest pre-scaled level at least `width` wide (the full size at most).
+   * A width that is a level's (400, 600, 800, 1200, 1600, 2400 of a 2400 px view) gets a level of
+   * exactly the output size, and the render needs no resize.
+   */
   levelFor(set: AssetSetMeta, viewId: ViewId, width: number): Promise<Layers> {
-    const v = this.view(set, viewId);
-    const widths = this.levelWidths(v);
+    const ladder = this.levels(this.view(set, viewId));
     let k = 0;
-    while (k + 1 < widths.length && widths[k + 1]! >= width) k++;
-    return this.level(set, viewId, k);
+    while (k + 1 < ladder.length && ladder[k + 1]!.width >= width) k++;
+    return this.level(set, viewId, ladder[k]!.footprint);
   }
 
   stats(): { bytes: number; entries: number; max: number } {

@@ -22,6 +22,8 @@ export interface Layers {
    * `activeRuns`). Everywhere else the cpu kernel leaves the base as it is. Absent: every pixel is visited.
    */
   runs?: ActiveRuns;
+  /** A pre-scaled level's place in the full size (reduceLayers); absent: the full size itself. */
+  level?: LevelGeometry;
   bytes: number;
 }
 
@@ -45,7 +47,7 @@ function toShared16(buf: Buffer): Uint16Array {
   return out;
 }
 
-function layerBytes(l: Omit<Layers, 'bytes' | 'key'>): number {
+function layerBytes(l: Omit<Layers, 'bytes' | 'key' | 'level'>): number {
   return (
     l.base.byteLength +
     l.paint.byteLength +
@@ -97,7 +99,7 @@ export function activeRuns(width: number, height: number, paint: Uint8Array, sha
   return { rowStart, xs: shared };
 }
 
-export function makeLayers(key: string, l: Omit<Layers, 'bytes' | 'key' | 'runs'>): Layers {
+export function makeLayers(key: string, l: Omit<Layers, 'bytes' | 'key' | 'runs' | 'level'>): Layers {
   const runs = activeRuns(l.width, l.height, l.paint, l.shadow);
   return { ...l, runs, key, bytes: layerBytes(l) + runs.rowStart.byteLength + runs.xs.byteLength };
 }
@@ -154,16 +156,75 @@ export async function decodeLayerFiles(
 }
 
 /**
- * The next level down: each pixel the exact average of a 2×2 block (an odd last row or column is
- * dropped): the base in linear light, the paint mask, shadow and coverage as coverage, D and S
- * weighted by the paint mask (so the backdrop's zeros never darken the paint's edge). What a bake at
- * half the size with four times the samples would give, with no ringing. The render resizes its
- * finished picture to the exact output size afterwards.
+ * One axis of a box reduction: for each output index, the source indices it overlaps and by how much.
+ * Positions are in full-size pixels, so every length is exact in binary (footprints are 2^k or
+ * 1.5·2^k): output i covers [i·fo, (i+1)·fo), source j covers [j·fs, (j+1)·fs), both clipped to the
+ * full size `full` (a level's last pixel may cover only part of its footprint: its value is the
+ * average over the part that exists, so it weighs only that much in the next level down).
  */
-export function halveLayers(key: string, src: Layers): Layers {
-  const { width: w } = src;
-  const W = Math.floor(src.width / 2);
-  const H = Math.floor(src.height / 2);
+interface AxisTaps {
+  first: Int32Array;
+  count: Int32Array;
+  /** TAPS weights per output index, in full-size pixels */
+  weight: Float64Array;
+}
+
+const TAPS = 3;
+
+function axisTaps(outLen: number, fo: number, srcLen: number, fs: number, full: number): AxisTaps {
+  const first = new Int32Array(outLen);
+  const count = new Int32Array(outLen);
+  const weight = new Float64Array(outLen * TAPS);
+  for (let i = 0; i < outLen; i++) {
+    const a = i * fo;
+    const b = Math.min((i + 1) * fo, full);
+    let j = Math.floor(a / fs);
+    first[i] = j;
+    let n = 0;
+    for (; j < srcLen && j * fs < b; j++) {
+      const w = Math.min(b, (j + 1) * fs, full) - Math.max(a, j * fs);
+      if (w <= 0) continue;
+      if (n === TAPS) throw new Error(`box reduction ${fs} → ${fo} overlaps more than ${TAPS} source pixels`);
+      weight[i * TAPS + n++] = w;
+    }
+    count[i] = n;
+  }
+  return { first, count, weight };
+}
+
+/** Where a level sits: full-size pixels per level pixel along each axis, and the full size. */
+export interface LevelGeometry {
+  footprint: number;
+  fullWidth: number;
+  fullHeight: number;
+}
+
+export function levelGeometry(l: Layers): LevelGeometry {
+  return l.level ?? { footprint: 1, fullWidth: l.width, fullHeight: l.height };
+}
+
+/** A level's size: the full size over the footprint, rounded like the output height (asset-store `outputHeight`), at least 1. */
+export function levelSize(fullWidth: number, fullHeight: number, footprint: number): { width: number; height: number } {
+  return { width: Math.max(1, Math.round(fullWidth / footprint)), height: Math.max(1, Math.round(fullHeight / footprint)) };
+}
+
+/**
+ * A level down by `ratio` (2: the next halving; 1.5: the 2/3-size level): each pixel the exact area
+ * average of the source pixels under its footprint (2×2 of them, or 1.5×1.5 with the middle row and
+ * column shared half and half between neighbours): the base in linear light, the paint mask, shadow
+ * and coverage as coverage, D and S weighted by the paint mask (so the backdrop's zeros never darken
+ * the paint's edge). What a bake at that size with more samples would give, with no ringing. Its size
+ * is levelSize(): a size that does not divide exactly ends in a pixel covering part of its footprint
+ * (averaged over what exists) or, under half of one, drops that sliver. The render resizes its finished
+ * picture to the exact output size afterwards, when the level's size is not already the output size.
+ */
+export function reduceLayers(key: string, src: Layers, ratio: 2 | 1.5): Layers {
+  const g = levelGeometry(src);
+  const footprint = g.footprint * ratio;
+  const { width: W, height: H } = levelSize(g.fullWidth, g.fullHeight, footprint);
+  const tx = axisTaps(W, footprint, src.width, g.footprint, g.fullWidth);
+  const ty = axisTaps(H, footprint, src.height, g.footprint, g.fullHeight);
+  const w = src.width;
   const N = W * H;
   const base = sharedU8(N * 3);
   const paint = sharedU8(N);
@@ -177,33 +238,56 @@ export function halveLayers(key: string, src: Layers): Layers {
   const sp = src.paint;
   const sd = src.diffuse;
   const ss = src.specular;
+  const sh = src.shadow;
+  const sc = src.coverage;
   for (let y = 0; y < H; y++) {
+    const y0 = ty.first[y]!;
+    const ny = ty.count[y]!;
     for (let x = 0; x < W; x++) {
+      const x0 = tx.first[x]!;
+      const nx = tx.count[x]!;
+      let wsum = 0, r = 0, gr = 0, bl = 0, m = 0, d = 0, s = 0, t = 0, c = 0;
+      for (let v = 0; v < ny; v++) {
+        const wy = ty.weight[y * TAPS + v]!;
+        const row = (y0 + v) * w + x0;
+        for (let u = 0; u < nx; u++) {
+          const wt = wy * tx.weight[x * TAPS + u]!;
+          const i = row + u;
+          wsum += wt;
+          r += wt * L[sb[i * 3]!]!;
+          gr += wt * L[sb[i * 3 + 1]!]!;
+          bl += wt * L[sb[i * 3 + 2]!]!;
+          const wm = wt * sp[i]!;
+          m += wm;
+          d += wm * sd[i]!;
+          s += wm * ss[i]!;
+          if (sh) t += wt * sh[i]!;
+          if (sc) c += wt * sc[i]!;
+        }
+      }
       const o = y * W + x;
-      const i0 = 2 * y * w + 2 * x;
-      const i1 = i0 + 1;
-      const i2 = i0 + w;
-      const i3 = i2 + 1;
-      for (let c = 0; c < 3; c++) {
-        const v = (L[sb[i0 * 3 + c]!]! + L[sb[i1 * 3 + c]!]! + L[sb[i2 * 3 + c]!]! + L[sb[i3 * 3 + c]!]!) * 0.25;
-        base[o * 3 + c] = LINEAR_TO_SRGB8[(v * Q + 0.5) | 0]!;
+      base[o * 3] = LINEAR_TO_SRGB8[((r / wsum) * Q + 0.5) | 0]!;
+      base[o * 3 + 1] = LINEAR_TO_SRGB8[((gr / wsum) * Q + 0.5) | 0]!;
+      base[o * 3 + 2] = LINEAR_TO_SRGB8[((bl / wsum) * Q + 0.5) | 0]!;
+      paint[o] = Math.round(m / wsum);
+      if (m > 0) {
+        diffuse[o] = Math.round(d / m);
+        specular[o] = Math.round(s / m);
       }
-      const m0 = sp[i0]!, m1 = sp[i1]!, m2 = sp[i2]!, m3 = sp[i3]!;
-      const msum = m0 + m1 + m2 + m3;
-      paint[o] = (msum + 2) >> 2;
-      if (msum > 0) {
-        diffuse[o] = Math.round((m0 * sd[i0]! + m1 * sd[i1]! + m2 * sd[i2]! + m3 * sd[i3]!) / msum);
-        specular[o] = Math.round((m0 * ss[i0]! + m1 * ss[i1]! + m2 * ss[i2]! + m3 * ss[i3]!) / msum);
-      }
-      if (shadow) {
-        const t = src.shadow!;
-        shadow[o] = (t[i0]! + t[i1]! + t[i2]! + t[i3]! + 2) >> 2;
-      }
-      if (coverage) {
-        const t = src.coverage!;
-        coverage[o] = (t[i0]! + t[i1]! + t[i2]! + t[i3]! + 2) >> 2;
-      }
+      if (shadow) shadow[o] = Math.round(t / wsum);
+      if (coverage) coverage[o] = Math.round(c / wsum);
     }
   }
-  return makeLayers(key, { width: W, height: H, base, paint, diffuse, specular, shadow, coverage });
+  const level: LevelGeometry = { footprint, fullWidth: g.fullWidth, fullHeight: g.fullHeight };
+  return { ...makeLayers(key, { width: W, height: H, base, paint, diffuse, specular, shadow, coverage }), level };
+}
+
+/** The next level down: each pixel the exact average of a 2×2 block (reduceLayers). */
+export function halveLayers(key: string, src: Layers): Layers {
+  return reduceLayers(key, src, 2);
+}
+
+/** The 2/3-size level: each pixel the exact area average of a 1.5×1.5 block (reduceLayers). */
+export function twoThirdsLayers(key: string, src: Layers): Layers {
+  return reduceLayers(key, src, 1.5);
 }

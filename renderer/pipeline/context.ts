@@ -19,6 +19,8 @@ export interface RenderContext {
   plate?: PlatePlacement | null;
   image?: RgbImage;
   encoded?: Encoded;
+  /** Set by the encode step: the one resize, level size → output size; null when the level already is the output size. */
+  resize?: { from: [number, number]; to: [number, number] } | null;
   timings: Record<string, number>;
 }
 

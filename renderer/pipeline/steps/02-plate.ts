@@ -1,5 +1,6 @@
 import { invert3, squareToQuad, type Pt } from '../../plate/homography.ts';
 import { plateTexture } from '../../plate/plate-raster.ts';
+import { levelGeometry } from '../../assets/layers.ts';
 import type { Step } from '../context.ts';
 
 /** Plate raster at about 1.5× the quad's longest edge, and the homography that places it. */
@@ -14,9 +15,9 @@ export const plateStep: Step = {
       return;
     }
     const { width, height } = ctx.layers!;
-    const s = width / ctx.view.width;
-    const sy = height / ctx.view.height;
-    const q = quad.map(([x, y]) => [x * s, y * sy] as const) as [Pt, Pt, Pt, Pt];
+    // the level's own scale (its last row or column may cover part of a footprint, so its size is not exact)
+    const s = 1 / levelGeometry(ctx.layers!).footprint;
+    const q = quad.map(([x, y]) => [x * s, y * s] as const) as [Pt, Pt, Pt, Pt];
     let longest = 0;
     for (let i = 0; i < 4; i++) {
       const a = q[i]!;

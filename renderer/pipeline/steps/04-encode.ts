@@ -2,15 +2,18 @@ import { outputHeight } from '../../assets/asset-store.ts';
 import { encodeImage } from '../../encode/encode.ts';
 import type { Step } from '../context.ts';
 
-/** sharp resizes the finished picture to the exact output size (once) and encodes it in the requested format. */
+/**
+ * sharp resizes the finished picture to the exact output size (once, and only when the level's size is
+ * not already the output size) and encodes it in the requested format.
+ */
 export const encodeStep: Step = {
   name: 'encode',
   async run(ctx, { backend }) {
     const image = ctx.image!;
-    ctx.encoded = await encodeImage(image, ctx.req.format, {
-      width: ctx.req.width,
-      height: outputHeight(ctx.view, ctx.req.width),
-    });
+    const size = { width: ctx.req.width, height: outputHeight(ctx.view, ctx.req.width) };
+    // encodeImage resizes exactly when the sizes differ; a width that is a level's needs none
+    ctx.resize = size.width === image.width && size.height === image.height ? null : { from: [image.width, image.height], to: [size.width, size.height] };
+    ctx.encoded = await encodeImage(image, ctx.req.format, size);
     ctx.image = undefined;
     backend.release?.(image);
   },
