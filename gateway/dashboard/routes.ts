@@ -25,7 +25,7 @@ import { dashboardSecurityHeaders } from './security-headers.ts';
 import { SESSION_COOKIE, type Session, type Sessions } from './sessions.ts';
 import type { SignInLinks } from './sign-in-links.ts';
 import { dashboardStatic } from './static.ts';
-import { createFailureThrottle } from './throttle.ts';
+import { createAddressThrottle, createFailureThrottle } from './throttle.ts';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -99,7 +99,7 @@ function apiRoutes(deps: DashboardDeps): Router {
   const { db, sessions } = deps;
   const api = Router();
   const windowMs = deps.signInThrottle.windowSeconds * 1000;
-  const byAddress = createFailureThrottle({ limit: deps.signInThrottle.perAddress, windowMs });
+  const byAddress = createAddressThrottle({ limit: deps.signInThrottle.perAddress, windowMs });
   const byEmail = createFailureThrottle({ limit: deps.signInThrottle.perEmail, windowMs });
   const secureCookie = () => deps.publicBaseUrl().startsWith('https:');
   const cookieOptions = () => ({ httpOnly: true, sameSite: 'strict' as const, path: '/dashboard', secure: secureCookie() });

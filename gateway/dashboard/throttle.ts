@@ -1,3 +1,4 @@
+import { isIPv4, isIPv6 } from 'node:net';
 import { LRUCache } from 'lru-cache';
 import { ServiceError } from '../../shared/errors.ts';
 
@@ -32,5 +33,47 @@ export function createFailureThrottle(opts: { limit: number; windowMs: number; m
       if (e) e.count += 1;
       else entries.set(subject, { count: 1, resetAt: now + opts.windowMs });
     },
+  };
+}
+
+/**
+ * The subject an address is throttled as. An IPv6 client is normally handed a whole /64 (and can pick
+ * any address in it), so IPv6 addresses count per /64; IPv4 addresses count one by one, and an
+ * IPv4-mapped IPv6 address (`::ffff:a.b.c.d`, what a dual-stack socket reports) as its IPv4 address.
+ * Different spellings of one /64 give one subject. Anything else (`unknown`) is its own subject.
+ */
+export function addressSubject(address: string): string {
+  const plain = address.replace(/%.*$/, ''); // a zone id (fe80::1%eth0) names the interface, not the client
+  if (isIPv4(plain)) return plain;
+  const h = isIPv6(plain) ? hextets(plain) : null;
+  if (!h) return address;
+  if (h.slice(0, 5).every((x) => x === 0) && h[5] === 0xffff) {
+    return [h[6]! >> 8, h[6]! & 0xff, h[7]! >> 8, h[7]! & 0xff].join('.');
+  }
+  return `${h.slice(0, 4).map((x) => x.toString(16)).join(':')}::/64`;
+}
+
+/** The eight 16-bit groups of a valid IPv6 address (`::` expanded, a dotted IPv4 tail converted). */
+function hextets(address: string): number[] | null {
+  let s = address.toLowerCase();
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    s = `${s.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = s.split('::') as [string, string | undefined];
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((x) => parseInt(x, 16)));
+  const left = parse(head);
+  const right = tail === undefined ? [] : parse(tail);
+  const groups = tail === undefined ? left : [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+  return groups.length === 8 && groups.every((x) => Number.isInteger(x) && x >= 0 && x <= 0xffff) ? groups : null;
+}
+
+/** A FailureThrottle over client addresses, grouped by addressSubject. */
+export function createAddressThrottle(opts: { limit: number; windowMs: number; maxSubjects?: number }): FailureThrottle {
+  const inner = createFailureThrottle(opts);
+  return {
+    check: (address, now) => inner.check(addressSubject(address), now),
+    fail: (address, now) => inner.fail(addressSubject(address), now),
   };
 }
