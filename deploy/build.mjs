@@ -24,7 +24,7 @@ if (r.status !== 0) {
   process.exit(r.status ?? 1);
 }
 
-const copies = ['package.json', 'proto', 'docs/openapi.json', 'gateway/http/docs-page.html', 'gateway/db/migrations'];
+const copies = ['package.json', 'proto', 'docs/openapi.json', 'gateway/http/docs-page.html', 'gateway/db/migrations', 'renderer/backends/cpu/wasm/kernel.wasm'];
 for (const rel of copies) {
   fs.cpSync(path.join(root, rel), path.join(out, rel), { recursive: true });
 }

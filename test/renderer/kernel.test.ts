@@ -5,6 +5,7 @@ import { activeRuns } from '../../renderer/assets/layers.ts';
 import { CpuCompositor, kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { compositeKernel, compositeRows } from '../../renderer/backends/cpu/kernel.ts';
 import { SHADED, encodeSrgb8 } from '../../renderer/backends/cpu/srgb8.ts';
+import { WasmKernel } from '../../renderer/backends/cpu/wasm-kernel.ts';
 import { SRGB8_TO_LINEAR } from '../../renderer/color/srgb.ts';
 import type { RenderContext } from '../../renderer/pipeline/context.ts';
 import { layersStep } from '../../renderer/pipeline/steps/01-layers.ts';
@@ -70,7 +71,8 @@ describe('cpu kernel', function () {
     }
   });
 
-  it('gives the same bytes with runs and bands as the formula over every pixel, and as the worker pool', async () => {
+  it('gives the same bytes with runs and bands as the formula over every pixel, in WebAssembly, and as the worker pool', async () => {
+    const wasm = new WasmKernel();
     const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
     const set = await store.getSet(TEST_SET);
     const pool = await CpuCompositor.create({ workers: 2, logger: quietLogger });
@@ -116,6 +118,14 @@ describe('cpu kernel', function () {
             compositeRows(input, y0!, y1!);
           }
           expect(Buffer.compare(Buffer.from(banded), Buffer.from(plain)), `${view} ${color} bands`).to.equal(0);
+          // the WebAssembly kernel (what the backend runs), with and without runs, in bands
+          for (const runs of [true, false]) {
+            const w = new Uint8Array(n).fill(77);
+            const wi = { ...kernelInput(job, w), ...(runs ? {} : { runs: null }) };
+            wasm.compositeRows(wi, 0, 5);
+            wasm.compositeRows(wi, 5, H);
+            expect(Buffer.compare(Buffer.from(w), Buffer.from(plain)), `${view} ${color} wasm, runs ${runs}`).to.equal(0);
+          }
           const pooled = await pool.composite(job);
           expect(Buffer.compare(Buffer.from(pooled.data), Buffer.from(plain)), `${view} ${color} pool`).to.equal(0);
           pool.release(pooled);

@@ -7,7 +7,8 @@ import { BufferPool } from './buffer-pool.ts';
 
 /** Bytes of pictures dropped from the pool after which the workers are asked to collect. */
 const COLLECT_AFTER_DROPPED = 64 * 1024 * 1024;
-import { compositeKernel, type KernelInput } from './kernel.ts';
+import type { KernelInput } from './kernel.ts';
+import { WasmKernel } from './wasm-kernel.ts';
 
 /** Encoded-and-released output pictures kept for reuse (BufferPool): a few 2400 px pictures. */
 export const OUTPUT_POOL_BYTES = 48 * 1024 * 1024;
@@ -92,12 +93,14 @@ export class CpuCompositor implements Compositor {
   private readonly reclaimer = new SharedMemoryReclaimer();
   private droppedSinceCollect = 0;
   private collectScheduled = false;
+  /** The main thread's own kernel (inline compositing); loaded at create, so a broken module fails the start. */
+  private readonly inline = new WasmKernel();
 
   private constructor(
     private readonly size: number,
     private readonly logger: Logger,
   ) {
-    this.description = size > 0 ? `cpu kernel in ${size} worker thread(s)` : 'cpu kernel inline';
+    this.description = size > 0 ? `cpu kernel (wasm) in ${size} worker thread(s)` : 'cpu kernel (wasm) inline';
   }
 
   static async create(opts: { workers: number; logger: Logger }): Promise<CpuCompositor> {
@@ -171,7 +174,7 @@ export class CpuCompositor implements Compositor {
     const out = this.pool.take(width * height * channels);
     const input = kernelInput(job, out);
     if (this.size === 0) {
-      compositeKernel(input);
+      this.inline.compositeRows(input, 0, height);
     } else {
       if (this.closed) throw new Error('cpu compositor closed');
       // one band of rows per worker: a render uses every core, and concurrent renders interleave

@@ -182,7 +182,7 @@ function paintPixel(k: KernelInput, i: number): void {
 }
 
 /** Pixels [xa, xb) of an opaque row the plate may touch: the whole formula, then the plate, then one encode. */
-function generalRow(k: KernelInput, y: number, xa: number, xb: number): void {
+export function generalRow(k: KernelInput, y: number, xa: number, xb: number): void {
   const { width, shadow, out } = k;
   for (let x = xa; x < xb; x++) {
     const i = y * width + x;
@@ -201,7 +201,7 @@ function generalRow(k: KernelInput, y: number, xa: number, xb: number): void {
   }
 }
 
-function transparentRows(k: KernelInput, y0: number, y1: number): void {
+export function transparentRows(k: KernelInput, y0: number, y1: number): void {
   const { width, height, shadow, coverage, out } = k;
   const bd = k.backdrop!;
   for (let y = y0; y < y1; y++) {

@@ -32,6 +32,11 @@ for (let i = 0, k = 0; i < BUCKETS; i++) {
   LO[i] = k;
 }
 
+/** The encode's two tables, for the WebAssembly kernel (wasm-kernel.ts), which uses the same ones. */
+export function encodeTables(): { lo: Uint8Array; thr: Float64Array } {
+  return { lo: LO, thr: THR };
+}
+
 /** `round(255 · srgb_encode(clamp(c, 0, 1)))`. */
 export function encodeSrgb8(c: number): number {
   if (c <= 0) return 0;

@@ -1,7 +1,8 @@
 import { parentPort } from 'node:worker_threads';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { compositeRows, type KernelInput } from './kernel.ts';
+import type { KernelInput } from './kernel.ts';
+import { WasmKernel } from './wasm-kernel.ts';
 
 /**
  * Every job's message references shared memory: the output picture and the view's layers, whole. A
@@ -27,6 +28,9 @@ function collectSoon(): void {
   });
 }
 
+/** This thread's WebAssembly kernel; a module that fails to load fails the worker before it says ready. */
+const kernel = new WasmKernel();
+
 /** A cpu compositing worker: runs the kernel on a band of rows of shared buffers and answers with the job id. */
 parentPort!.on('message', (msg: { id: number; input: KernelInput; y0: number; y1: number } | { collect: true }) => {
   if ('collect' in msg) {
@@ -34,7 +38,7 @@ parentPort!.on('message', (msg: { id: number; input: KernelInput; y0: number; y1
     return;
   }
   try {
-    compositeRows(msg.input, msg.y0, msg.y1);
+    kernel.compositeRows(msg.input, msg.y0, msg.y1);
     parentPort!.postMessage({ id: msg.id, ok: true });
   } catch (e) {
     parentPort!.postMessage({ id: msg.id, ok: false, error: (e as Error).stack ?? String(e) });
