@@ -7,12 +7,12 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadGatewayConfig, loadRendererConfig } from '../../shared/config.ts';
+import { loadGatewayConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
-import { createGrpcImageRenderer } from '../../gateway/render/grpc-image-renderer.ts';
 import { rendererEnv, startLocalRenderer } from '../../gateway/render/local-renderer.ts';
 import { loadSecrets } from '../../gateway/secrets.ts';
-import { startRendererServer } from '../../renderer/server.ts';
+import { captureLog } from '../support/log-capture.ts';
+import { startTestRenderer, type TestRenderer } from '../support/test-renderer.ts';
 import { backendLabel } from './support/backend.ts';
 import { request, startTestGateway, type TestGateway } from './support/gateway-fixture.ts';
 
@@ -29,23 +29,17 @@ const GATEWAY_SECRETS = {
 
 describe(`security: no secret in any log line (${backendLabel()})`, function () {
   this.timeout(60_000);
-  const lines: string[] = [];
-  const sink = { write: (s: string) => void lines.push(s) };
+  const log = captureLog();
+  const lines = log.lines;
   let gw: TestGateway;
-  let renderer: { port: number; close(): Promise<void> };
-  let client: ReturnType<typeof createGrpcImageRenderer>;
+  let renderer: TestRenderer;
 
   before(async () => {
-    renderer = await startRendererServer({
-      config: { ...loadRendererConfig({ RENDER_BACKEND: 'cpu', RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1', RENDER_WORKERS: '1' }) },
-      logger: createLogger('test-renderer', 'trace', sink),
-    });
-    client = createGrpcImageRenderer({ addresses: `127.0.0.1:${renderer.port}`, logger: createLogger('c', 'trace', sink) });
-    gw = await startTestGateway({ renderer: client, logger: createLogger('test-gateway', 'trace', sink) });
+    renderer = await startTestRenderer({ env: { RENDER_WORKERS: '1' }, logger: log.logger('test-renderer'), clientLogger: log.logger('c') });
+    gw = await startTestGateway({ renderer: renderer.client, logger: log.logger('test-gateway') });
   });
   after(async () => {
     await gw?.close();
-    client?.close();
     await renderer?.close();
   });
 
@@ -95,22 +89,23 @@ describe(`security: no secret in any log line (${backendLabel()})`, function () 
       'image signing secret (hex)': Buffer.from(stored.imageSigningKey.secret, 'base64url').toString('hex'),
       'key hashing secret': stored.apiKeyHashSecret.secret,
     };
-    const log = lines.join('');
+    const text = log.text();
     expect(lines.length).to.be.greaterThan(20);
-    expect(log).to.contain('/images/…'); // the image requests were logged, as the route
+    expect(text).to.contain('/images/…'); // the image requests were logged, as the route
     for (const [what, secret] of Object.entries(secrets)) {
       const hit = lines.find((l) => l.includes(secret));
       expect(hit, `${what} in a log line`).to.equal(undefined);
     }
-    expect(log).not.to.match(/eyJ[\w-]+\.[\w-]+\.[\w-]+/); // nothing shaped like a signed token
-    expect(log).not.to.match(/svc_live_[A-Za-z0-9]{8,}/); // nothing shaped like a key
+    expect(text).not.to.match(/eyJ[\w-]+\.[\w-]+\.[\w-]+/); // nothing shaped like a signed token
+    expect(text).not.to.match(/svc_live_[A-Za-z0-9]{8,}/); // nothing shaped like a key
   });
 });
 
 describe('security: the logger redacts credential headers', () => {
   it('a request and a response logged whole show no key, token, cookie or CSRF token, and are left intact', () => {
-    const lines: string[] = [];
-    const logger = createLogger('redaction-test', 'info', { write: (s: string) => void lines.push(s) });
+    const log = captureLog();
+    const lines = log.lines;
+    const logger = log.logger('redaction-test', 'info');
     const secrets = {
       apiKey: 'svc_live_key-that-must-not-leak-0123456789',
       bearer: 'Bearer admin-token-that-must-not-leak',

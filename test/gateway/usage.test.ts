@@ -6,10 +6,12 @@ import { createUsageRecorder, utcDay } from '../../gateway/usage/recorder.ts';
 import { backendLabel } from './support/backend.ts';
 import { expectError } from './support/dashboard-client.ts';
 import { startTestGateway, type TestGateway } from './support/gateway-fixture.ts';
+import { captureLog } from '../support/log-capture.ts';
 
 const IMAGE = '/v1/makes/koruna/models/cargo/2020/front_left';
 const kindOf = (body: { by_kind: Array<{ kind: string; requests: number }> }, kind: string) => body.by_kind.find((k) => k.kind === kind)!.requests;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const WARN = 40; // pino's level number
 
 function previousMonth(now = new Date()): { month: string; days: number } {
   const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
@@ -155,8 +157,8 @@ describe(`GET /v1/usage (${backendLabel()})`, function () {
     const keptKey = await gw.admin.createKey(kept.id, 'kept');
     const gone = await gw.admin.createOrg('Gone org');
     const goneKey = await gw.admin.createKey(kept.id, 'gone');
-    const lines: string[] = [];
-    const recorder = createUsageRecorder({ db: gw.db, logger: createLogger('usage-test', 'info', { write: (s: string) => void lines.push(s) }), flushMs: 0 });
+    const log = captureLog();
+    const recorder = createUsageRecorder({ db: gw.db, logger: log.logger('usage-test', 'info'), flushMs: 0 });
     const now = Date.now();
     recorder.record(kept.id, keptKey.id, 'catalog', now);
     recorder.record(gone.id, null, 'image', now);
@@ -170,8 +172,8 @@ describe(`GET /v1/usage (${backendLabel()})`, function () {
       'SELECT org_id, kind, requests FROM usage_daily WHERE org_id = ANY($1::text[])', [[kept.id, gone.id]],
     );
     expect(rows).to.deep.equal([{ org_id: kept.id, kind: 'catalog', requests: 1 }]);
-    const warnings = lines.map((l) => JSON.parse(l) as { level: number; dropped?: Array<Record<string, unknown>>; requests?: number }).filter((l) => l.level === 40);
-    expect(warnings, lines.join('')).to.have.length(1);
+    const warnings = log.entries(WARN);
+    expect(warnings, log.text()).to.have.length(1);
     expect(warnings[0]!.requests).to.equal(3);
     expect(warnings[0]!.dropped).to.have.deep.members([
       { orgId: gone.id, keyId: null, kind: 'image', day: utcDay(now), delta: 2 },
@@ -181,13 +183,13 @@ describe(`GET /v1/usage (${backendLabel()})`, function () {
 
   it('a call recorded after close is not kept silently: a warning names it', async () => {
     const org = await gw.admin.createOrg('Late org');
-    const lines: string[] = [];
-    const recorder = createUsageRecorder({ db: gw.db, logger: createLogger('usage-test', 'info', { write: (s: string) => void lines.push(s) }), flushMs: 0 });
+    const log = captureLog();
+    const recorder = createUsageRecorder({ db: gw.db, logger: log.logger('usage-test', 'info'), flushMs: 0 });
     await recorder.close();
     const now = Date.now();
     recorder.record(org.id, null, 'catalog', now);
-    const warnings = lines.map((l) => JSON.parse(l) as { level: number; lost?: unknown[] }).filter((l) => l.level === 40);
-    expect(warnings, lines.join('')).to.have.length(1);
+    const warnings = log.entries(WARN);
+    expect(warnings, log.text()).to.have.length(1);
     expect(warnings[0]!.lost).to.deep.equal([{ orgId: org.id, keyId: null, kind: 'catalog', day: utcDay(now), delta: 1 }]);
   });
 
