@@ -15,7 +15,7 @@ export const ENCODER = {
 } as const;
 
 /** Changes whenever the settings above (or the compositing) change, so ETags change with the bytes. */
-export const ENCODER_TAG = 'enc3';
+export const ENCODER_TAG = 'enc4'; // enc4: the 2/3-size levels (pictures at 1600, 800, 700 px… changed)
 
 export interface Encoded {
   bytes: Buffer;
