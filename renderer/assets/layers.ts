@@ -243,29 +243,51 @@ export function reduceLayers(key: string, src: Layers, ratio: 2 | 1.5): Layers {
   for (let y = 0; y < H; y++) {
     const y0 = ty.first[y]!;
     const ny = ty.count[y]!;
+    const wy0 = ty.weight[y * TAPS]!;
+    const wy1 = ty.weight[y * TAPS + 1]!;
     for (let x = 0; x < W; x++) {
       const x0 = tx.first[x]!;
       const nx = tx.count[x]!;
+      const o = y * W + x;
       let wsum = 0, r = 0, gr = 0, bl = 0, m = 0, d = 0, s = 0, t = 0, c = 0;
-      for (let v = 0; v < ny; v++) {
-        const wy = ty.weight[y * TAPS + v]!;
-        const row = (y0 + v) * w + x0;
-        for (let u = 0; u < nx; u++) {
-          const wt = wy * tx.weight[x * TAPS + u]!;
-          const i = row + u;
-          wsum += wt;
-          r += wt * L[sb[i * 3]!]!;
-          gr += wt * L[sb[i * 3 + 1]!]!;
-          bl += wt * L[sb[i * 3 + 2]!]!;
-          const wm = wt * sp[i]!;
-          m += wm;
-          d += wm * sd[i]!;
-          s += wm * ss[i]!;
-          if (sh) t += wt * sh[i]!;
-          if (sc) c += wt * sc[i]!;
+      if (nx === 2 && ny === 2) {
+        // every output pixel but a partial last row or column: 2 × 2 source pixels (both ratios), unrolled
+        const wx0 = tx.weight[x * TAPS]!;
+        const wx1 = tx.weight[x * TAPS + 1]!;
+        const i0 = y0 * w + x0, i1 = i0 + 1, i2 = i0 + w, i3 = i2 + 1;
+        const w0 = wy0 * wx0, w1 = wy0 * wx1, w2 = wy1 * wx0, w3 = wy1 * wx1;
+        wsum = w0 + w1 + w2 + w3;
+        r = w0 * L[sb[i0 * 3]!]! + w1 * L[sb[i1 * 3]!]! + w2 * L[sb[i2 * 3]!]! + w3 * L[sb[i3 * 3]!]!;
+        gr = w0 * L[sb[i0 * 3 + 1]!]! + w1 * L[sb[i1 * 3 + 1]!]! + w2 * L[sb[i2 * 3 + 1]!]! + w3 * L[sb[i3 * 3 + 1]!]!;
+        bl = w0 * L[sb[i0 * 3 + 2]!]! + w1 * L[sb[i1 * 3 + 2]!]! + w2 * L[sb[i2 * 3 + 2]!]! + w3 * L[sb[i3 * 3 + 2]!]!;
+        const m0 = w0 * sp[i0]!, m1 = w1 * sp[i1]!, m2 = w2 * sp[i2]!, m3 = w3 * sp[i3]!;
+        m = m0 + m1 + m2 + m3;
+        if (m > 0) {
+          d = m0 * sd[i0]! + m1 * sd[i1]! + m2 * sd[i2]! + m3 * sd[i3]!;
+          s = m0 * ss[i0]! + m1 * ss[i1]! + m2 * ss[i2]! + m3 * ss[i3]!;
+        }
+        if (sh) t = w0 * sh[i0]! + w1 * sh[i1]! + w2 * sh[i2]! + w3 * sh[i3]!;
+        if (sc) c = w0 * sc[i0]! + w1 * sc[i1]! + w2 * sc[i2]! + w3 * sc[i3]!;
+      } else {
+        for (let v = 0; v < ny; v++) {
+          const wy = ty.weight[y * TAPS + v]!;
+          const row = (y0 + v) * w + x0;
+          for (let u = 0; u < nx; u++) {
+            const wt = wy * tx.weight[x * TAPS + u]!;
+            const i = row + u;
+            wsum += wt;
+            r += wt * L[sb[i * 3]!]!;
+            gr += wt * L[sb[i * 3 + 1]!]!;
+            bl += wt * L[sb[i * 3 + 2]!]!;
+            const wm = wt * sp[i]!;
+            m += wm;
+            d += wm * sd[i]!;
+            s += wm * ss[i]!;
+            if (sh) t += wt * sh[i]!;
+            if (sc) c += wt * sc[i]!;
+          }
         }
       }
-      const o = y * W + x;
       base[o * 3] = LINEAR_TO_SRGB8[((r / wsum) * Q + 0.5) | 0]!;
       base[o * 3 + 1] = LINEAR_TO_SRGB8[((gr / wsum) * Q + 0.5) | 0]!;
       base[o * 3 + 2] = LINEAR_TO_SRGB8[((bl / wsum) * Q + 0.5) | 0]!;
