@@ -50,7 +50,51 @@ end
 return n
 `;
 
+/**
+ * The same step as LIMIT_SCRIPT for several requests of one organisation, one after the other, in one
+ * call: what concurrent requests send within one turn of the event loop (see `coalesce`). Each request
+ * is decided exactly as LIMIT_SCRIPT would decide it, in the order they were made, and the script is
+ * atomic, so the counts are those of the same calls sent one by one.
+ */
+export const LIMIT_BATCH_SCRIPT = `
+-- KEYS[3i-2..3i] request i's previous-minute bucket, current-minute bucket, month counter
+-- ARGV[1] minute TTL ms; ARGV[3i-1..3i+1] request i's rpm limit, monthly quota, ms elapsed in its minute
+-- returns six numbers per request, as LIMIT_SCRIPT
+local out = {}
+local ttl = ARGV[1]
+for i = 0, #KEYS / 3 - 1 do
+  local kPrev, kCurr, kMonth = KEYS[3 * i + 1], KEYS[3 * i + 2], KEYS[3 * i + 3]
+  local used = redis.call('GET', kMonth)
+  local o = 6 * i
+  if not used then
+    out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5], out[o + 6] = -1, 0, 0, 0, 0, 0
+  else
+    used = tonumber(used)
+    local prev = tonumber(redis.call('GET', kPrev) or '0')
+    local curr = tonumber(redis.call('GET', kCurr) or '0')
+    local limit = tonumber(ARGV[3 * i + 2])
+    local quota = tonumber(ARGV[3 * i + 3])
+    local e = tonumber(ARGV[3 * i + 4])
+    local rpmOk = prev * (60000 - e) + (curr + 1) * 60000 <= limit * 60000
+    local quotaOk = used + 1 <= quota
+    if rpmOk and quotaOk then
+      curr = redis.call('INCR', kCurr)
+      if curr == 1 then redis.call('PEXPIRE', kCurr, ttl) end
+      used = redis.call('INCR', kMonth)
+      out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5], out[o + 6] = 1, prev, curr, used, 1, 1
+    else
+      out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5], out[o + 6] = 0, prev, curr, used, rpmOk and 1 or 0, quotaOk and 1 or 0
+    end
+  end
+end
+return out
+`;
+
+/** At most this many requests in one batch call (a bound on the script's run time and reply). */
+export const MAX_BATCH = 64;
+
 const CMD = 'vehicleLimitConsumeV1';
+const BATCH_CMD = 'vehicleLimitConsumeBatchV1';
 const RECONCILE_CMD = 'vehicleLimitReconcileV1';
 
 type ScriptFn = (...args: (string | number)[]) => Promise<unknown>;
@@ -70,6 +114,12 @@ export interface RedisLimiterOptions {
   /** Seeds a missing month counter (SET NX) and answers monthlyUsage for months Redis no longer holds. */
   usageStore: UsageStore;
   logger: Logger;
+  /**
+   * Requests made within one turn of the event loop share one script call per organisation (sent at
+   * setImmediate, after the turn's I/O callbacks): one write and one reply instead of one each, and one
+   * script run in Redis. Default true; false sends each request's own LIMIT_SCRIPT call at once.
+   */
+  coalesce?: boolean;
 }
 
 export interface RedisLimiter extends Limiter {
@@ -85,13 +135,69 @@ export function createRedisLimiter(opts: RedisLimiterOptions): RedisLimiter {
   const clock = opts.clock ?? Date.now;
   redis.defineCommand(CMD, { numberOfKeys: 3, lua: LIMIT_SCRIPT });
   redis.defineCommand(RECONCILE_CMD, { lua: RECONCILE_SCRIPT });
+  redis.defineCommand(BATCH_CMD, { lua: LIMIT_BATCH_SCRIPT });
   const run = (redis as unknown as Record<string, ScriptFn>)[CMD]!.bind(redis);
+  const runBatch = (redis as unknown as Record<string, ScriptFn>)[BATCH_CMD]!.bind(redis);
+  const coalesce = opts.coalesce ?? true;
   const runReconcile = (redis as unknown as Record<string, ScriptFn>)[RECONCILE_CMD]!.bind(redis);
   const seeding = new Map<string, Promise<void>>();
 
   // A hash tag on the organisation keeps one request's keys in one slot (Redis Cluster).
   const monthKey = (orgId: string, month: string) => `${keyPrefix}{${orgId}}:q:${month}`;
   const minuteKey = (orgId: string, keyId: string, minute: number) => `${keyPrefix}{${orgId}}:r:${keyId}:${minute}`;
+
+  // Requests waiting for this turn's batch call, per organisation (its keys share one hash slot).
+  interface Waiting {
+    keys: [string, string, string];
+    rpmLimit: number;
+    monthlyQuota: number;
+    elapsed: number;
+    resolve(r: number[]): void;
+    reject(err: unknown): void;
+  }
+  let waiting = new Map<string, Waiting[]>();
+  let scheduled = false;
+
+  function sendBatch(list: Waiting[]): void {
+    const keys: string[] = [];
+    const args: number[] = [MINUTE_KEY_TTL_MS];
+    for (const w of list) {
+      keys.push(w.keys[0], w.keys[1], w.keys[2]);
+      args.push(w.rpmLimit, w.monthlyQuota, w.elapsed);
+    }
+    runBatch(keys.length, ...keys, ...args).then(
+      (res) => {
+        const r = res as number[];
+        for (let i = 0; i < list.length; i++) list[i]!.resolve(r.slice(6 * i, 6 * i + 6));
+      },
+      (err: unknown) => {
+        for (const w of list) w.reject(err);
+      },
+    );
+  }
+
+  function flushWaiting(): void {
+    scheduled = false;
+    const all = waiting;
+    waiting = new Map();
+    for (const list of all.values()) {
+      for (let i = 0; i < list.length; i += MAX_BATCH) sendBatch(list.length <= MAX_BATCH ? list : list.slice(i, i + MAX_BATCH));
+    }
+  }
+
+  function script(req: LimitRequest, prevKey: string, currKey: string, mKey: string, elapsed: number): Promise<unknown> {
+    if (!coalesce) return run(prevKey, currKey, mKey, req.rpmLimit, req.monthlyQuota, elapsed, MINUTE_KEY_TTL_MS);
+    return new Promise<number[]>((resolve, reject) => {
+      const w: Waiting = { keys: [prevKey, currKey, mKey], rpmLimit: req.rpmLimit, monthlyQuota: req.monthlyQuota, elapsed, resolve, reject };
+      const list = waiting.get(req.orgId);
+      if (list) list.push(w);
+      else waiting.set(req.orgId, [w]);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flushWaiting);
+      }
+    });
+  }
 
   function seed(orgId: string, month: string, now: number): Promise<void> {
     const key = monthKey(orgId, month);
@@ -123,14 +229,12 @@ export function createRedisLimiter(opts: RedisLimiterOptions): RedisLimiter {
         const now = clock();
         const month = utcMonth(now);
         const minute = minuteIndex(now);
-        const res = (await run(
+        const res = (await script(
+          req,
           minuteKey(req.orgId, req.keyId, minute - 1),
           minuteKey(req.orgId, req.keyId, minute),
           monthKey(req.orgId, month),
-          req.rpmLimit,
-          req.monthlyQuota,
           elapsedInMinute(now),
-          MINUTE_KEY_TTL_MS,
         )) as number[];
         const [status, prev, curr, used, rpmOk, quotaOk] = res.map(Number) as [number, number, number, number, number, number];
         if (status === -1) {
