@@ -11,6 +11,9 @@
  * concurrent misses, cache-hit latency over gRPC, and peak RSS.
  * `--backends gl` prints the GL renderer string and times the gl composite of a 2400 px picture,
  * readback included, apart from the encode (docs/performance-renderer.md, "GPU").
+ * `--backends cpu` times the kernel alone on the 2400 px level, one thread: the JavaScript reference
+ * (kernel.ts) and the WebAssembly kernel the backend runs (wasm-kernel.ts), alternately, with the
+ * largest byte difference between them (docs/performance-renderer.md).
  * `--encoders` also measures the encoder settings (bytes and ms per setting) behind encode.ts.
  * `--soak S`: a forked renderer (cpu, RENDER_CACHE_MB from --cache-mb, default 256) under S seconds of
  * random sets, views, widths, colours, formats, shadow and plates; prints its RSS at start, end and peak
@@ -31,6 +34,10 @@ import { VIEW_IDS, type ViewId } from '../../shared/views.ts';
 import { makeSyntheticSet } from '../../renderer/assets/make-synthetic-set.ts';
 import { outputHeight } from '../../renderer/assets/asset-store.ts';
 import { encodeImage } from '../../renderer/encode/encode.ts';
+import { kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
+import { compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
+import { WasmKernel } from '../../renderer/backends/cpu/wasm-kernel.ts';
+import { hexToLinear } from '../../renderer/color/srgb.ts';
 import type { RenderContext } from '../../renderer/pipeline/context.ts';
 import { runPipeline, STEPS } from '../../renderer/pipeline/pipeline.ts';
 import { startRendererServer, type RendererInternals } from '../../renderer/server.ts';
@@ -90,6 +97,7 @@ async function main() {
     const view = set.views[VIEW]!;
     const client = createRendererClient({ addresses: `127.0.0.1:${server.port}` });
     if (backend === 'gl') await glCompositeTiming(it, set);
+    if (backend === 'cpu') await cpuKernelTiming(it, set);
     for (const format of FORMATS) {
       for (const width of WIDTHS) {
         const n = quick ? 6 : width <= 400 ? 40 : width <= 1600 ? 24 : 16;
@@ -197,6 +205,48 @@ async function glCompositeTiming(it: RendererInternals, set: Awaited<ReturnType<
   }
   console.log(`GL renderer: ${it.backend.description}`);
   console.log(`gl composite 2400×${view.height} incl. readback: p50 ${f1(pct(times, 50))} ms, p99 ${f1(pct(times, 99))} ms, min ${f1(Math.min(...times))} ms (${times.length} pictures)`);
+}
+
+/** The cpu kernel alone on the 2400 px level, one thread, CPU time: the JavaScript reference and the wasm kernel alternately. */
+async function cpuKernelTiming(it: RendererInternals, set: Awaited<ReturnType<RendererInternals['store']['getSet']>>) {
+  const view = set.views[VIEW]!;
+  const ctx: RenderContext = {
+    req: { assetSet: SET, view: VIEW, color: '#1E4B8C', shadow: true, plate: 'B MW 1234', format: 'png', width: 2400 },
+    set,
+    view,
+    deadline: { at: Infinity },
+    timings: {},
+  };
+  await runPipeline(ctx, { store: it.store, backend: it.backend }, STEPS.slice(0, 2));
+  const layers = ctx.layers!;
+  const wasm = new WasmKernel();
+  const a = new Uint8Array(layers.width * layers.height * 3);
+  const b = new Uint8Array(layers.width * layers.height * 3);
+  const js: number[] = [];
+  const wa: number[] = [];
+  let maxDiff = 0;
+  for (let i = 0; i < (quick ? 6 : 24); i++) {
+    const job = {
+      layers,
+      color: hexToLinear(nextColour()),
+      neutral: set.neutral,
+      calibration: view.calibration,
+      shadow: view.shadow,
+      plate: ctx.plate ?? null,
+      transparent: null,
+    };
+    let c0 = process.cpuUsage();
+    compositeKernel(kernelInput(job, a));
+    js.push(cpuMs(process.cpuUsage(c0)));
+    c0 = process.cpuUsage();
+    wasm.compositeRows(kernelInput(job, b), 0, layers.height);
+    wa.push(cpuMs(process.cpuUsage(c0)));
+    for (let j = 0; j < a.length; j++) maxDiff = Math.max(maxDiff, Math.abs(a[j]! - b[j]!));
+  }
+  console.log(
+    `cpu kernel alone, ${layers.width}×${layers.height} level, one thread, CPU p50: JavaScript ${f1(pct(js, 50))} ms, wasm ${f1(pct(wa, 50))} ms ` +
+      `(${(pct(js, 50) / pct(wa, 50)).toFixed(2)}×); largest difference ${maxDiff} code values; load ${load()}`,
+  );
 }
 
 /** Bytes and time of candidate encoder settings on a 1600 px render (docs/performance-renderer.md). */

@@ -75,7 +75,7 @@ describe('cpu kernel', function () {
     const wasm = new WasmKernel();
     const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
     const set = await store.getSet(TEST_SET);
-    const pool = await CpuCompositor.create({ workers: 2, logger: quietLogger });
+    const pool = await CpuCompositor.create({ workers: 2, logger: quietLogger, inlineMaxPixels: 0 });
     try {
       let compared = 0;
       for (const view of VIEW_IDS) {

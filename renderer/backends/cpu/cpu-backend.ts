@@ -42,6 +42,15 @@ function sharedPlate(tex: PlateTexture): Float32Array {
 /** Rows a band gets at least: below this the message round trip costs more than the rows. */
 const MIN_BAND_ROWS = 48;
 
+/**
+ * Pictures up to this many pixels (a 600 × 338 level and smaller, such as the 400 px level of a
+ * 400 px render) are composited on the calling thread: about a millisecond in the wasm kernel, less CPU than
+ * handing two bands to the workers and back (messages, a wake-up each side). Measured with the bench
+ * at 400 px, side by side: CPU per miss over CPU per encode 1.42–1.45 inline against 1.54–1.67 in
+ * the workers (png), 1.61–1.62 against 1.80–1.82 (jpeg) (docs/performance-renderer.md).
+ */
+const INLINE_MAX_PIXELS = 256 * 1024;
+
 export function kernelInput(job: CompositeJob, out: Uint8Array): KernelInput {
   const l = job.layers;
   return {
@@ -99,12 +108,14 @@ export class CpuCompositor implements Compositor {
   private constructor(
     private readonly size: number,
     private readonly logger: Logger,
+    private readonly inlineMaxPixels: number,
   ) {
     this.description = size > 0 ? `cpu kernel (wasm) in ${size} worker thread(s)` : 'cpu kernel (wasm) inline';
   }
 
-  static async create(opts: { workers: number; logger: Logger }): Promise<CpuCompositor> {
-    const c = new CpuCompositor(Math.max(0, opts.workers), opts.logger);
+  /** `inlineMaxPixels`: pictures up to this size are composited on the calling thread (default INLINE_MAX_PIXELS; tests pass 0 to use the workers). */
+  static async create(opts: { workers: number; logger: Logger; inlineMaxPixels?: number }): Promise<CpuCompositor> {
+    const c = new CpuCompositor(Math.max(0, opts.workers), opts.logger, opts.inlineMaxPixels ?? INLINE_MAX_PIXELS);
     await Promise.all(Array.from({ length: c.size }, () => c.spawn()));
     return c;
   }
@@ -173,7 +184,7 @@ export class CpuCompositor implements Compositor {
     const channels = alpha ? 4 : 3;
     const out = this.pool.take(width * height * channels);
     const input = kernelInput(job, out);
-    if (this.size === 0) {
+    if (this.size === 0 || width * height <= this.inlineMaxPixels) {
       this.inline.compositeRows(input, 0, height);
     } else {
       if (this.closed) throw new Error('cpu compositor closed');

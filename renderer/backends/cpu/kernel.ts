@@ -152,10 +152,10 @@ function paintPixel(k: KernelInput, i: number): void {
     const D = k.diffuse[i]! * INV16;
     const S = k.specular[i]! * INV16;
     const rest = 1 - m;
-    const [nr, ng, nb] = k.neutral;
-    r -= m * (nr * D + S);
-    g -= m * (ng * D + S);
-    b -= m * (nb * D + S);
+    const n = k.neutral; // indexed, not destructured: this runs per pixel
+    r -= m * (n[0] * D + S);
+    g -= m * (n[1] * D + S);
+    b -= m * (n[2] * D + S);
     r = r < 0 ? 0 : r > rest ? rest : r;
     g = g < 0 ? 0 : g > rest ? rest : g;
     b = b < 0 ? 0 : b > rest ? rest : b;
@@ -202,44 +202,47 @@ export function generalRow(k: KernelInput, y: number, xa: number, xb: number): v
 }
 
 export function transparentRows(k: KernelInput, y0: number, y1: number): void {
+  for (let y = y0; y < y1; y++) transparentRange(k, y, 0, k.width);
+}
+
+/** Pixels [xa, xb) of row y with the transparent background (the wasm kernel's plate pixels too). */
+export function transparentRange(k: KernelInput, y: number, xa: number, xb: number): void {
   const { width, height, shadow, coverage, out } = k;
   const bd = k.backdrop!;
-  for (let y = y0; y < y1; y++) {
-    const t = height > 1 ? y / (height - 1) : 0;
-    const gr = bd.top[0] + (bd.bottom[0] - bd.top[0]) * t;
-    const gg = bd.top[1] + (bd.bottom[1] - bd.top[1]) * t;
-    const gb = bd.top[2] + (bd.bottom[2] - bd.top[2]) * t;
-    for (let x = 0, i = y * width; x < width; x++, i++) {
-      const o = i * 4;
-      const a = coverage![i]! * INV8;
-      const s8 = shadow === null ? 0 : shadow[i]!;
-      const ra = 1 - a;
-      const A = a + ra * s8 * INV8;
-      if (A <= 0) {
-        px[0] = 0;
-        px[1] = 0;
-        px[2] = 0;
-      } else {
-        paintPixel(k, i);
-        // the car premultiplied: the backdrop seen at partial coverage taken out
-        let pr = px[0]! - ra * gr;
-        let pg = px[1]! - ra * gg;
-        let pb = px[2]! - ra * gb;
-        pr = pr < 0 ? 0 : pr > a ? a : pr;
-        pg = pg < 0 ? 0 : pg > a ? a : pg;
-        pb = pb < 0 ? 0 : pb > a ? a : pb;
-        const inv = 1 / A;
-        px[0] = pr * inv;
-        px[1] = pg * inv;
-        px[2] = pb * inv;
-      }
-      // like the gl shader, the plate goes over whatever alpha the pixel has
-      plateOver(k, x, y, i);
-      out[o] = enc(px[0]!);
-      out[o + 1] = enc(px[1]!);
-      out[o + 2] = enc(px[2]!);
-      out[o + 3] = A >= 1 ? 255 : Math.round(A * 255);
+  const t = height > 1 ? y / (height - 1) : 0;
+  const gr = bd.top[0] + (bd.bottom[0] - bd.top[0]) * t;
+  const gg = bd.top[1] + (bd.bottom[1] - bd.top[1]) * t;
+  const gb = bd.top[2] + (bd.bottom[2] - bd.top[2]) * t;
+  for (let x = xa, i = y * width + xa; x < xb; x++, i++) {
+    const o = i * 4;
+    const a = coverage![i]! * INV8;
+    const s8 = shadow === null ? 0 : shadow[i]!;
+    const ra = 1 - a;
+    const A = a + ra * s8 * INV8;
+    if (A <= 0) {
+      px[0] = 0;
+      px[1] = 0;
+      px[2] = 0;
+    } else {
+      paintPixel(k, i);
+      // the car premultiplied: the backdrop seen at partial coverage taken out
+      let pr = px[0]! - ra * gr;
+      let pg = px[1]! - ra * gg;
+      let pb = px[2]! - ra * gb;
+      pr = pr < 0 ? 0 : pr > a ? a : pr;
+      pg = pg < 0 ? 0 : pg > a ? a : pg;
+      pb = pb < 0 ? 0 : pb > a ? a : pb;
+      const inv = 1 / A;
+      px[0] = pr * inv;
+      px[1] = pg * inv;
+      px[2] = pb * inv;
     }
+    // like the gl shader, the plate goes over whatever alpha the pixel has
+    plateOver(k, x, y, i);
+    out[o] = enc(px[0]!);
+    out[o + 1] = enc(px[1]!);
+    out[o + 2] = enc(px[2]!);
+    out[o + 3] = A >= 1 ? 255 : Math.round(A * 255);
   }
 }
 
@@ -250,8 +253,8 @@ export function transparentRows(k: KernelInput, y0: number, y1: number): void {
 function plateOver(k: KernelInput, x: number, y: number, i: number): void {
   const p = k.plate;
   if (p === null) return;
-  const [x0, y0, x1, y1] = p.bbox;
-  if (x < x0 || y < y0 || x >= x1 || y >= y1) return;
+  const bb = p.bbox; // indexed, not destructured: this runs per pixel
+  if (x < bb[0] || y < bb[1] || x >= bb[2] || y >= bb[3]) return;
   const h = p.hinv;
   const cxp = x + 0.5;
   const cyp = y + 0.5;
@@ -259,9 +262,11 @@ function plateOver(k: KernelInput, x: number, y: number, i: number): void {
   if (w <= 0) return;
   const u = (h[0]! * cxp + h[1]! * cyp + h[2]!) / w;
   const v = (h[3]! * cxp + h[4]! * cyp + h[5]!) / w;
-  const { data, tw, th, pw, ph, pad } = p;
-  const cx = pad + u * pw - 0.5;
-  const cy = pad + v * ph - 0.5;
+  const data = p.data;
+  const tw = p.tw;
+  const th = p.th;
+  const cx = p.pad + u * p.pw - 0.5;
+  const cy = p.pad + v * p.ph - 0.5;
   if (cx <= -1 || cy <= -1 || cx >= tw || cy >= th) return;
   const ix = Math.floor(cx);
   const iy = Math.floor(cy);

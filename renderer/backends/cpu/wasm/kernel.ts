@@ -4,7 +4,7 @@
 // arithmetic, so both give the same bytes; the tables (sRGB decode, exact encode, shadowed backdrop)
 // are the JavaScript ones, copied into this module's memory by wasm-kernel.ts at instantiation.
 //
-// Memory: [0, TABLES_END) tables; from SCRATCH one row's span of each plane (wasm-kernel.ts copies
+// Memory: [0, SCRATCH) tables; from SCRATCH one row's span of each plane (wasm-kernel.ts copies
 // the span in, calls `opaqueSpan`, copies the RGB back). The module's memory is its own (not shared),
 // one per worker; the layers stay in their SharedArrayBuffers.
 
@@ -47,6 +47,56 @@ export function setup(r: f64, g: f64, b: f64, n0: f64, n1: f64, n2: f64, gn: f64
   return load<f64>(LIN + (<usize>code << 3));
 }
 
+// @ts-ignore: decorator
+@inline function encStore(o: usize, c: f64): void {
+  store<u8>(o, enc(c));
+}
+
+/**
+ * Two fully painted pixels at once (f64x2, the same operations per lane as the scalar path, so the
+ * same bytes): the base is not read (R is 0 at full paint), the shoulder only where a lane needs it.
+ */
+// @ts-ignore: decorator
+@inline function paintedPair(i: usize, ps: usize, pd: usize, pq: usize, o: usize): void {
+  const inv16 = f64x2.splat(INV16);
+  const D = f64x2.mul(f64x2.convert_low_i32x4_u(i32x4.extend_low_i16x8_u(v128.load32_zero(pd + (i << 1)))), inv16);
+  const S = f64x2.mul(f64x2.convert_low_i32x4_u(i32x4.extend_low_i16x8_u(v128.load32_zero(pq + (i << 1)))), inv16);
+  const fl = f64x2.splat(floor);
+  const Sc = v128.and(f64x2.sub(S, fl), f64x2.gt(S, fl));
+  const Dc = f64x2.mul(f64x2.splat(gain), D);
+  let r = f64x2.add(f64x2.mul(f64x2.splat(tr), Dc), Sc);
+  let g = f64x2.add(f64x2.mul(f64x2.splat(tg), Dc), Sc);
+  let b = f64x2.add(f64x2.mul(f64x2.splat(tb), Dc), Sc);
+  const mx = f64x2.pmax(f64x2.pmax(r, g), b);
+  const kk = f64x2.splat(K);
+  const over = f64x2.gt(mx, kk);
+  if (v128.any_true(over)) {
+    const x = f64x2.mul(f64x2.sub(mx, kk), f64x2.splat(INV_1K));
+    const one = f64x2.splat(1.0);
+    const f = f64x2.div(f64x2.add(kk, f64x2.div(f64x2.mul(f64x2.splat(1.0 - K), x), f64x2.add(one, x))), mx);
+    r = v128.bitselect(f64x2.mul(r, f), r, over);
+    g = v128.bitselect(f64x2.mul(g, f), g, over);
+    b = v128.bitselect(f64x2.mul(b, f), b, over);
+  }
+  if (ps != 0) {
+    const s8 = <u32>load<u16>(ps + i);
+    if (s8 != 0) {
+      // 1 − s/255 per lane; a lane without shadow multiplies by exactly 1
+      const s = f64x2.replace_lane(f64x2.splat(<f64>(s8 & 0xff)), 1, <f64>(s8 >> 8));
+      const f = f64x2.sub(f64x2.splat(1.0), f64x2.mul(s, f64x2.splat(INV8)));
+      r = f64x2.mul(r, f);
+      g = f64x2.mul(g, f);
+      b = f64x2.mul(b, f);
+    }
+  }
+  encStore(o, f64x2.extract_lane(r, 0));
+  encStore(o + 1, f64x2.extract_lane(g, 0));
+  encStore(o + 2, f64x2.extract_lane(b, 0));
+  encStore(o + 3, f64x2.extract_lane(r, 1));
+  encStore(o + 4, f64x2.extract_lane(g, 1));
+  encStore(o + 5, f64x2.extract_lane(b, 1));
+}
+
 /**
  * `n` pixels of one row: paint (u8) at `pm`, shadow (u8) at `ps` (0: no shadow), diffuse and
  * specular (u16) at `pd`, `pq`, and the base (RGB u8) at `rgb`, overwritten with the output.
@@ -55,8 +105,13 @@ export function setup(r: f64, g: f64, b: f64, n0: f64, n1: f64, n2: f64, gn: f64
 export function opaqueSpan(n: i32, pm: usize, ps: usize, pd: usize, pq: usize, rgb: usize): void {
   const hasShadow = ps != 0;
   for (let i = 0; i < n; i++) {
-    const m8 = <u32>load<u8>(pm + i);
     const o = rgb + <usize>i * 3;
+    if (i + 1 < n && load<u16>(pm + i) == 0xffff) {
+      paintedPair(<usize>i, ps, pd, pq, o);
+      i++;
+      continue;
+    }
+    const m8 = <u32>load<u8>(pm + i);
     if (m8 == 0) {
       if (hasShadow) {
         const s8 = <u32>load<u8>(ps + i);
@@ -109,5 +164,80 @@ export function opaqueSpan(n: i32, pm: usize, ps: usize, pd: usize, pq: usize, r
     store<u8>(o, enc(r));
     store<u8>(o + 1, enc(g));
     store<u8>(o + 2, enc(b));
+  }
+}
+
+/**
+ * `n` pixels of one row with the transparent background: coverage (u8) at `pc`, the other planes
+ * as in `opaqueSpan` (the base only read), RGBA with straight alpha written at `out`; (gr, gg, gb)
+ * the backdrop at this row. ../kernel.ts `transparentRange`, pixel for pixel, without the plate.
+ */
+export function transparentSpan(n: i32, pc: usize, pm: usize, ps: usize, pd: usize, pq: usize, rgb: usize, out: usize, gr: f64, gg: f64, gb: f64): void {
+  const hasShadow = ps != 0;
+  for (let i = 0; i < n; i++) {
+    const a = <f64>load<u8>(pc + i) * INV8;
+    const s8 = hasShadow ? <u32>load<u8>(ps + i) : 0;
+    const ra = 1.0 - a;
+    const A = a + ra * <f64>s8 * INV8;
+    const o = out + (<usize>i << 2);
+    let r: f64 = 0, g: f64 = 0, b: f64 = 0;
+    if (A > 0) {
+      // the whole formula (../kernel.ts paintPixel)
+      const bi = rgb + <usize>i * 3;
+      r = lin(<u32>load<u8>(bi));
+      g = lin(<u32>load<u8>(bi + 1));
+      b = lin(<u32>load<u8>(bi + 2));
+      const m8 = <u32>load<u8>(pm + i);
+      if (m8 != 0) {
+        const m = <f64>m8 * INV8;
+        const D = <f64>load<u16>(pd + (<usize>i << 1)) * INV16;
+        const S = <f64>load<u16>(pq + (<usize>i << 1)) * INV16;
+        const rest = 1.0 - m;
+        r -= m * (nr * D + S);
+        g -= m * (ng * D + S);
+        b -= m * (nb * D + S);
+        r = r < 0 ? 0 : r > rest ? rest : r;
+        g = g < 0 ? 0 : g > rest ? rest : g;
+        b = b < 0 ? 0 : b > rest ? rest : b;
+        const Dc = gain * D;
+        const Sc = S > floor ? S - floor : 0.0;
+        let cr = tr * Dc + Sc;
+        let cg = tg * Dc + Sc;
+        let cb = tb * Dc + Sc;
+        const mx = cr > cg ? (cr > cb ? cr : cb) : cg > cb ? cg : cb;
+        if (mx > K) {
+          const x = (mx - K) * INV_1K;
+          const f = (K + ((1.0 - K) * x) / (1.0 + x)) / mx;
+          cr *= f;
+          cg *= f;
+          cb *= f;
+        }
+        r += m * cr;
+        g += m * cg;
+        b += m * cb;
+      }
+      // the car premultiplied: the backdrop seen at partial coverage taken out
+      let pr = r - ra * gr;
+      let pg = g - ra * gg;
+      let pb = b - ra * gb;
+      pr = pr < 0 ? 0 : pr > a ? a : pr;
+      pg = pg < 0 ? 0 : pg > a ? a : pg;
+      pb = pb < 0 ? 0 : pb > a ? a : pb;
+      const inv = 1.0 / A;
+      r = pr * inv;
+      g = pg * inv;
+      b = pb * inv;
+    }
+    store<u8>(o, enc(r));
+    store<u8>(o + 1, enc(g));
+    store<u8>(o + 2, enc(b));
+    // Math.round(A · 255): halves round up (f64.nearest would round them to even)
+    let alpha: u32 = 255;
+    if (A < 1) {
+      const v = A * 255.0;
+      const fl = Math.floor(v);
+      alpha = <u32>(<i32>fl) + (v - fl >= 0.5 ? 1 : 0);
+    }
+    store<u8>(o + 3, alpha);
   }
 }
