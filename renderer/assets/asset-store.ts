@@ -51,9 +51,9 @@ export function levelLadder(fullWidth: number, fullHeight: number): { footprint:
  * Reads asset sets from ASSETS_DIR, validates them (errors name the file), and keeps decoded layers in
  * an LRU bounded by bytes: each view's full-size layers and its pre-scaled levels (the full size's
  * halvings and the 2/3 size's, by exact area averaging, so a small render never samples a big image
- * sparsely). A render composites
- * at the smallest level at least as wide as it asks and resizes the finished picture once, so edges
- * gain no halos from resizing layers one by one. Concurrent loads of the same layers happen once.
+ * sparsely). A render composites at the smallest level at least as wide as it asks and resizes the
+ * finished picture once (not at all when the level is the output size), so edges gain no halos from
+ * resizing layers one by one. Concurrent loads of the same layers happen once.
  */
 export class AssetStore {
   private readonly sets = new Map<string, SetEntry>();
@@ -171,14 +171,6 @@ export class AssetStore {
     return p;
   }
 
-  /**
-   * The view's levels, widest first: footprints (full-size pixels per level pixel) 1, 1.5, 2, 3, 4, 6,
-   * … — the full size and its halvings, the 2/3 size and its halvings — while at least WIDTH_MIN wide.
-   */
-  levels(v: { width: number; height: number }): { footprint: number; width: number; height: number }[] {
-    return levelLadder(v.width, v.height);
-  }
-
   private level(set: AssetSetMeta, viewId: ViewId, footprint: number): Promise<Layers> {
     const v = this.view(set, viewId);
     const prefix = `${set.id}@${set.revision}/${viewId}`;
@@ -212,7 +204,8 @@ export class AssetStore {
    * exactly the output size, and the render needs no resize.
    */
   levelFor(set: AssetSetMeta, viewId: ViewId, width: number): Promise<Layers> {
-    const ladder = this.levels(this.view(set, viewId));
+    const v = this.view(set, viewId);
+    const ladder = levelLadder(v.width, v.height);
     let k = 0;
     while (k + 1 < ladder.length && ladder[k + 1]!.width >= width) k++;
     return this.level(set, viewId, ladder[k]!.footprint);
