@@ -129,7 +129,13 @@ export class WasmKernel {
     const pb = k.plate ? k.plate.bbox : null;
     const rowStart = k.runs ? k.runs.rowStart : null;
     const xs = k.runs ? k.runs.xs : null;
-    out.set(base.subarray(y0 * width * 3, y1 * width * 3), y0 * width * 3);
+    // out is the base outside the spans: copied between one span's end and the next one's start
+    // (contiguous across rows), so the spans' pixels are read and written once
+    let done = y0 * width;
+    const copyBase = (to: number) => {
+      if (to > done) out.set(base.subarray(done * 3, to * 3), done * 3);
+      done = to;
+    };
     for (let y = y0; y < y1; y++) {
       const row = y * width;
       let a = 0;
@@ -144,6 +150,7 @@ export class WasmKernel {
         const i0 = row + a;
         const i1 = row + b;
         const n = b - a;
+        copyBase(i0);
         mem8.set(paint.subarray(i0, i1), pm);
         if (shadow !== null) mem8.set(shadow.subarray(i0, i1), ps);
         mem16.set(diffuse.subarray(i0, i1), pd >> 1);
@@ -151,9 +158,14 @@ export class WasmKernel {
         mem8.set(base.subarray(i0 * 3, i1 * 3), rgb);
         x.opaqueSpan(n, pm, ps, pd, pq, rgb);
         out.set(mem8.subarray(rgb, rgb + n * 3), i0 * 3);
+        done = i1;
       }
-      if (pb !== null && y >= pb[1] && y < pb[3] && pb[0] < pb[2]) generalRow(k, y, pb[0], pb[2]);
+      if (pb !== null && y >= pb[1] && y < pb[3] && pb[0] < pb[2]) {
+        copyBase(row + width); // the plate's box may reach beyond the span
+        generalRow(k, y, pb[0], pb[2]);
+      }
     }
+    copyBase(y1 * width);
   }
 }
 
