@@ -19,7 +19,8 @@ function randomBase62(n: number): string {
 }
 
 function checksum(body: string): string {
-  const digest = crypto.createHash('sha256').update(KEY_PREFIX + body).digest();
+  // the one-shot form: no Hash object per call (this runs for every authenticated request)
+  const digest = crypto.hash('sha256', KEY_PREFIX + body, 'buffer');
   let out = '';
   for (let i = 0; i < CHECK_LENGTH; i++) out += ALPHABET[digest[i]! % 62];
   return out;

@@ -93,11 +93,12 @@ export function createAuthenticator(opts: {
 
   async function resolve(apiKey: string): Promise<Principal | null> {
     // Keyed by the hash, not the key, so that no secret sits in the heap longer than a request.
-    const hashes = opts.hashSecrets.map((s) => hashApiKey(apiKey, s));
-    const cacheKey = hashes[0]!;
+    const cacheKey = hashApiKey(apiKey, opts.hashSecrets[0]!);
     const cached = cache.get(cacheKey);
     if (cached) return cached.principal;
     const gen = generation;
+    // the hashes under the older secrets (during a rotation) only for a key not in the cache
+    const hashes = [cacheKey, ...opts.hashSecrets.slice(1).map((s) => hashApiKey(apiKey, s))];
     const principal = await findPrincipalByHashes(opts.db, hashes);
     if (gen === generation) cache.set(cacheKey, { principal, orgId: principal?.orgId ?? null });
     return principal;

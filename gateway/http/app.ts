@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from '../../shared/logger.ts';
 import type { AdminService } from '../admin/admin-service.ts';
@@ -69,6 +69,21 @@ export interface AppDeps {
   dashboard?: DashboardOptions;
 }
 
+/**
+ * A path under /v1/ (`/v1/makes`, any letter case: routing ignores it) is never a route of the root or
+ * image routers (`GET /v1` itself is, and `/v1/` with it: a trailing slash is ignored too), so the
+ * API's calls go past them without walking their layers.
+ */
+const V1_SUBPATH = /^\/v1\/[^/?]/i;
+function skipV1Subpaths(router: RequestHandler): RequestHandler {
+  const skipping: RequestHandler = (req, res, next) => {
+    if (V1_SUBPATH.test(req.url)) next();
+    else router(req, res, next);
+  };
+  // methodNotAllowed() finds a mounted router's routes through its `stack`
+  return Object.assign(skipping, { stack: (router as unknown as { stack?: unknown[] }).stack });
+}
+
 const DEFAULT_BODY_LIMITS = {
   small: { limitBytes: 8 * 1024, maxRatio: 50, timeoutMs: 10_000 },
   large: { limitBytes: 20 * 1024 * 1024, maxRatio: 50, timeoutMs: 120_000 },
@@ -113,16 +128,16 @@ export function buildApp(deps: AppDeps): Express {
     res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'not ready' });
   });
 
-  app.use(rootRoutes({ version: deps.version }));
+  app.use(skipV1Subpaths(rootRoutes({ version: deps.version })));
   app.use(
-    imageRoutes({
+    skipV1Subpaths(imageRoutes({
       signer: deps.signer,
       renderer: deps.renderer,
       renderTimeoutMs: deps.renderTimeoutMs,
       authenticator: deps.authenticator,
       guard: deps.downloadGuard ?? createDownloadGuard({ concurrent: 4, perMinute: 120 }),
       cacheMaxAgeSeconds: deps.imageCacheMaxAgeSeconds ?? 60,
-    }),
+    })),
   );
 
   // The bearer token first, then the body (never read for a refused call), limited per route.
@@ -150,11 +165,13 @@ export function buildApp(deps: AppDeps): Express {
   // the /v1 routes behind their gate: the dashboard's playground runs the same router behind its own
   const v1 = express.Router();
   const usage = deps.usageRecorder ?? createUsageRecorder({ db: deps.db, logger: deps.logger, flushMs: 0 });
+  // The catalog walk first: it carries most of the traffic, and no other /v1 router's paths overlap it.
+  const catalogRouter = catalogRoutes({ catalog, image: imageJsonHandler({ catalog, signer: deps.signer, publicBaseUrl: deps.publicBaseUrl }) });
+  v1.use(catalogRouter);
   v1.use(meRoutes({ repo, limiter: deps.limiter }));
   v1.use(usageRoutes({ db: deps.db, limiter: deps.limiter, recorder: usage }));
   v1.use(referenceRoutes());
   v1.use(searchRoutes({ db: deps.db }));
-  v1.use(catalogRoutes({ catalog, image: imageJsonHandler({ catalog, signer: deps.signer, publicBaseUrl: deps.publicBaseUrl }) }));
   v1.use(vehicleImagesRoutes({ catalog, signer: deps.signer, publicBaseUrl: deps.publicBaseUrl }));
   methodNotAllowed(v1); // a known path with another method: 405 with Allow
   v1.use(notFoundHandler); // an unknown /v1 path with a good key is a counted 404

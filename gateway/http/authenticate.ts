@@ -35,7 +35,7 @@ export function authenticateAndLimit(auth: Authenticator, limiter: Limiter): Req
       const code = decision.reason ?? 'rate_limited';
       throw new ServiceError(code, code === 'quota_exceeded' ? MESSAGES.quotaExceeded : MESSAGES.rateLimited, { headers });
     }
-    res.set(headers);
+    for (const name in headers) res.setHeader(name, headers[name]!); // plain strings: no need for res.set()'s checks
     res.locals.principal = principal;
     req.log?.setBindings?.({ org: principal.orgId, key: principal.keyId });
     next();

@@ -174,7 +174,9 @@ export function v1Cors(opts: { gatewayOrigins: readonly string[]; contracts: Con
     // synchronous for the common cases (no Origin, or the gateway's own): no promise per API call
     admit: (req, res, next) => {
       // Whether an answer carries Access-Control-Allow-Origin depends on Origin: caches must key on it.
-      res.vary('Origin');
+      // (no middleware before this one sets Vary: set it outright rather than parse and merge a list)
+      if (!res.hasHeader('Vary')) res.setHeader('Vary', 'Origin');
+      else res.vary('Origin');
       const origin = req.headers.origin;
       if (typeof origin !== 'string') {
         next();
