@@ -6,12 +6,19 @@
  * - this process only drives the load (autocannon, in its main thread) and writes the report;
  * - the gateway runs in a child process (`<this file> gateway`): startGateway from the service's
  *   composition root with the service's own logger (shared/logger.ts) at info level, its stdout (the
- *   request log) sent to /dev/null, PORT 0 on 127.0.0.1, a temporary DATA_DIR, SEED_DEMO=false; it
- *   imports the synthetic catalog and makes an organisation and key before it reports ready;
+ *   request log) on a pipe read by `wc -l` in a process of its own (as a log shipper would read it;
+ *   the count shows one line per request), PORT 0 on 127.0.0.1, a temporary DATA_DIR, SEED_DEMO=false;
+ *   it imports the synthetic catalog and makes an organisation and key before it reports ready;
  * - the bare Express baseline (bare-express.ts) runs in another child process (`<this file> bare`),
- *   answering the very JSON body that the gateway's `GET /v1/makes` answered.
+ *   answering the very JSON body that the gateway's `GET /v1/makes` answered;
+ * - with BENCH_CASES containing `floor`, the floor (floor-express.ts) in a third: only what every
+ *   authenticated call must do (key HMAC, one Redis limiter call, one log line on a pipe, same bytes);
+ * - with BENCH_AB=NAME=value, a second gateway child with that environment variable, on the first
+ *   one's data directory and database, measured in the same rounds (A then B, B then A, alternately,
+ *   after one unmeasured round): an A/B comparison of a switch read from the environment.
  * The cases alternate, BENCH_ROUNDS times: bare, makes, image JSON, bare, makes, image JSON, …; each
- * ratio is taken against the bare run of its own round, and the report gives the median ratio.
+ * ratio is taken against the bare run of its own round, and the report gives the median ratio. Each
+ * case also reports the CPU time per request of its server, of Redis (INFO cpu) and of the client.
  *
  * Storage is the embedded defaults (PGlite + in-process limiter) unless DATABASE_URL / REDIS_URL are
  * set in the environment, exactly as for the service (use a fresh, empty database: the catalog is
@@ -19,16 +26,18 @@
  *
  * Knobs (environment): BENCH_VARIANTS (100000), BENCH_DURATION seconds per case (10), BENCH_WARMUP
  * seconds per case (2), BENCH_CONNECTIONS (10), BENCH_ROUNDS (3), BENCH_SEED (1), BENCH_SEARCH (1; 0
- * skips the three search cases), BENCH_CPU_PROF (a directory: the gateway child runs with --cpu-prof
- * and writes its profile there), BENCH_DOC (docs/performance-gateway.md; "-" to write nothing).
+ * skips the three search cases), BENCH_CASES (makes,image; add floor), BENCH_AB, BENCH_CPU_PROF (a
+ * directory: the gateway children run with --cpu-prof and write their profiles under a/ and b/ there),
+ * BENCH_DOC (docs/performance-gateway.md; "-" to write nothing).
  * Search latency measured on its own is `npm run bench:search`.
  */
-import { execSync, fork, type ChildProcess } from 'node:child_process';
+import { execSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
 
 const SELF = fileURLToPath(import.meta.url);
 const ROOT = path.resolve(path.dirname(SELF), '../..');
@@ -44,6 +53,8 @@ const SEARCH = env.BENCH_SEARCH !== '0';
 /** BENCH_CASES: which gateway cases run each round (default "makes,image"; e.g. "makes" to profile one). */
 const CASES = new Set((env.BENCH_CASES ?? 'makes,image').split(','));
 const CPU_PROF = env.BENCH_CPU_PROF || null;
+/** BENCH_AB=NAME=value: a second gateway child with that environment variable, measured in the same rounds. */
+const AB = env.BENCH_AB || null;
 const DOC = env.BENCH_DOC ?? path.join(ROOT, 'docs', 'performance-gateway.md');
 
 const log = (...a: unknown[]) => console.log(...a);
@@ -66,6 +77,7 @@ interface GatewayReady {
   searchPaths: Array<{ name: string; path: string }>;
   summary: { vehicles: number; makes: number; models: number; views: number };
   importMs: number;
+  dataDir: string;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -80,7 +92,10 @@ async function gatewayChild(): Promise<void> {
   const { startGateway } = await import('../../gateway/service.ts');
   const { syntheticCatalog, syntheticVariants, SYNTHETIC_CATEGORIES } = await import('./synthetic-catalog.ts');
 
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
+  // BENCH_ATTACH_DIR: a second gateway (BENCH_AB) on the first one's data directory and database, which
+  // it neither imports into nor removes
+  const attachDir = env.BENCH_ATTACH_DIR || null;
+  const dataDir = attachDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
   const config = loadGatewayConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -96,13 +111,17 @@ async function gatewayChild(): Promise<void> {
   const gw = await startGateway({ config, logger, renderer: null });
   const stop = async () => {
     await gw.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (!attachDir) fs.rmSync(dataDir, { recursive: true, force: true });
     process.exit(0); // flushes the --cpu-prof profile
   };
   process.on('message', (m) => {
     if (m === 'close') void stop();
   });
   if (env.REDIS_URL && !(await gw.limiter.ready(5000))) throw new Error(`Redis at ${env.REDIS_URL} is not reachable`);
+  if (attachDir) {
+    process.send!({ ready: { url: gw.url, dbKind: gw.db.kind, limiterMode: gw.limiter.mode(), dataDir } });
+    return;
+  }
 
   const catalog = validateCatalog(syntheticCatalog({ variants: VARIANTS, seed: SEED }));
   const t = performance.now();
@@ -151,6 +170,7 @@ async function gatewayChild(): Promise<void> {
     searchPaths,
     summary: { vehicles: summary.vehicles, makes: summary.makes, models: summary.models, views: summary.views },
     importMs,
+    dataDir,
   };
   // The synthetic catalog (hundreds of MB of objects) is garbage now; collect it here rather than in the
   // first round, as a gateway that has been up a while has no import garbage either.
@@ -175,15 +195,51 @@ async function bareChild(): Promise<void> {
 }
 
 // ------------------------------------------------------------------------------------------------
+// Child: the floor (floor-express.ts: only what every authenticated call must do)
+// ------------------------------------------------------------------------------------------------
+async function floorChild(): Promise<void> {
+  const { startFloorExpress } = await import('./floor-express.ts');
+  process.once('message', async (m: { body: string; key: string }) => {
+    const floor = await startFloorExpress({ body: Buffer.from(m.body), key: m.key, redisUrl: env.REDIS_URL || null });
+    process.on('message', (msg) => {
+      if (msg === 'close') void floor.close().then(() => process.exit(0));
+    });
+    process.send!({ url: floor.url });
+  });
+}
+
+// ------------------------------------------------------------------------------------------------
 // Parent: the load and the report
 // ------------------------------------------------------------------------------------------------
-function spawnChild(role: 'gateway' | 'bare', extraExecArgv: string[] = []): ChildProcess {
-  return fork(SELF, [role], {
+/**
+ * The reader of a gateway's stdout: `wc -l` in a process of its own, on a pipe, as a log shipper would
+ * read it (a write to /dev/null costs the writer less than a write to a pipe with a reader, and its
+ * reader's work is on this machine too). It also counts the request log's lines.
+ */
+interface LogReader {
+  stdin: ChildProcess['stdin'];
+  /** Resolves with the number of lines once every writer has closed the pipe. */
+  lines: Promise<number>;
+}
+function logReader(): LogReader {
+  const wc = spawn('wc', ['-l'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  wc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  const lines = new Promise<number>((resolve) => wc.once('close', () => resolve(Number(out.trim()))));
+  return { stdin: wc.stdin, lines };
+}
+
+function spawnChild(role: 'gateway' | 'bare' | 'floor', extraExecArgv: string[] = [], opts: { stdout?: LogReader; env?: NodeJS.ProcessEnv } = {}): ChildProcess {
+  const child = fork(SELF, [role], {
     execArgv: ['--import', 'tsx', ...extraExecArgv],
-    // stdout (the request log) to /dev/null; errors and warnings stay visible
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    env: process.env,
+    // stdout (the gateway's request log) to its reader's pipe; errors and warnings stay visible
+    stdio: ['ignore', opts.stdout ? opts.stdout.stdin! : 'ignore', 'inherit', 'ipc'],
+    env: opts.env ?? process.env,
   });
+  // The child holds its own copy of the pipe (a socket pair): close ours without shutting it down
+  // (end() would), so that the reader sees the end when the child exits.
+  opts.stdout?.stdin!.destroy();
+  return child;
 }
 
 function nextMessage<T>(child: ChildProcess, what: string): Promise<T> {
@@ -230,6 +286,20 @@ interface CaseResult {
   bodyBytes: number;
   /** CPU time of the server's process (user + system) per answered request, in µs. */
   cpuUsPerReq: number;
+  /** CPU time of this process (autocannon, the client) per answered request, in µs. */
+  clientCpuUsPerReq: number;
+  /** CPU time of the Redis server per answered request, in µs (INFO cpu; 0 without Redis). */
+  redisCpuUsPerReq: number;
+}
+
+/** The Redis server's CPU time so far (user + system, µs), or 0 without REDIS_URL. */
+let redisInfo: Redis | null = null;
+async function redisCpuUs(): Promise<number> {
+  if (!env.REDIS_URL) return 0;
+  redisInfo ??= new Redis(env.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1 });
+  const info = await redisInfo.info('cpu');
+  const get = (k: string) => Number(new RegExp(`^${k}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+  return (get('used_cpu_sys') + get('used_cpu_user')) * 1e6;
 }
 
 /** User + system CPU time of a process so far, in µs (/proc/<pid>/stat, clock ticks). */
@@ -254,8 +324,12 @@ async function cannon(name: string, round: number, pid: number, url: string, hea
   const opts = { url, headers, connections: CONNECTIONS };
   if (WARMUP > 0) await autocannon({ ...opts, duration: WARMUP });
   const cpu0 = processCpuUs(pid);
+  const client0 = process.cpuUsage();
+  const redis0 = await redisCpuUs();
   const r = await autocannon({ ...opts, duration: DURATION });
   const cpu = processCpuUs(pid) - cpu0;
+  const client = process.cpuUsage(client0);
+  const redisCpu = (await redisCpuUs()) - redis0;
   const res: CaseResult = {
     name,
     round,
@@ -267,8 +341,10 @@ async function cannon(name: string, round: number, pid: number, url: string, hea
     bad: r.non2xx + r.errors + r.timeouts,
     bodyBytes: Buffer.byteLength(text),
     cpuUsPerReq: cpu / Math.max(1, r.requests.total),
+    clientCpuUsPerReq: (client.user + client.system) / Math.max(1, r.requests.total),
+    redisCpuUsPerReq: redisCpu / Math.max(1, r.requests.total),
   };
-  log(`  ${`${name} #${round}`.padEnd(36)} ${res.rps.toFixed(0).padStart(7)} req/s  p50 ${ms(res.p50).padStart(6)} ms  p99 ${ms(res.p99).padStart(6)} ms  server CPU ${res.cpuUsPerReq.toFixed(0).padStart(4)} µs/req  (${res.requests} requests, ${res.bad} non-2xx/errors; body ${res.bodyBytes} B)`);
+  log(`  ${`${name} #${round}`.padEnd(36)} ${res.rps.toFixed(0).padStart(7)} req/s  p50 ${ms(res.p50).padStart(6)} ms  p99 ${ms(res.p99).padStart(6)} ms  server CPU ${res.cpuUsPerReq.toFixed(0).padStart(4)} µs/req  Redis ${res.redisCpuUsPerReq.toFixed(0).padStart(3)} µs/req  client ${res.clientCpuUsPerReq.toFixed(0).padStart(4)} µs/req  (${res.requests} requests, ${res.bad} non-2xx/errors; body ${res.bodyBytes} B)`);
   return res;
 }
 
@@ -285,44 +361,115 @@ async function main() {
   log(`  machine: ${m.nproc} cores (nproc), ${m.cpu}, ${m.memGiB} GiB, node ${m.node}, load ${loadAtStart}`);
 
   let gwChild: ChildProcess | null = null;
+  let gwChildB: ChildProcess | null = null;
+  let floorChildProc: ChildProcess | null = null;
   let bareChildProc: ChildProcess | null = null;
+  const readers: Array<{ name: string; reader: LogReader; requests: () => number }> = [];
   try {
     if (CPU_PROF) fs.mkdirSync(CPU_PROF, { recursive: true });
-    gwChild = spawnChild('gateway', ['--expose-gc', ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF)}`] : [])]);
+    const profArgs = (tag: string) => (CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF, tag)}`] : []);
+    const readerA = logReader();
+    gwChild = spawnChild('gateway', ['--expose-gc', ...profArgs('a')], { stdout: readerA });
     const { ready: gw } = await nextMessage<{ ready: GatewayReady }>(gwChild, 'gateway');
     log(`  gateway (pid ${gwChild.pid}) on ${gw.url}: database ${gw.dbKind}, limiter ${gw.limiterMode}`);
     log(`  catalog: ${gw.summary.vehicles} variants, ${gw.summary.makes} makes, ${gw.summary.models} models, ${gw.summary.views} views; imported in ${(gw.importMs / 1000).toFixed(1)} s`);
     const auth = { 'x-api-key': gw.key };
+    let answeredA = 0;
+    readers.push({ name: 'gateway', reader: readerA, requests: () => answeredA });
+    // BENCH_AB=NAME=value: a second gateway with that variable set, on the same data and database,
+    // measured in the same rounds (an A/B comparison of a switch read from the environment)
+    let gwB: { url: string } | null = null;
+    let answeredB = 0;
+    if (AB) {
+      const [k, ...v] = AB.split('=');
+      const readerB = logReader();
+      gwChildB = spawnChild('gateway', ['--expose-gc', ...profArgs('b')], { stdout: readerB, env: { ...process.env, BENCH_ATTACH_DIR: gw.dataDir, [k!]: v.join('=') } });
+      gwB = (await nextMessage<{ ready: { url: string } }>(gwChildB, 'gateway B')).ready;
+      readers.push({ name: `gateway B (${AB})`, reader: readerB, requests: () => answeredB });
+      log(`  gateway B (pid ${gwChildB.pid}, ${AB}) on ${gwB.url}`);
+    }
 
     const makesBody = await (await fetch(`${gw.url}/v1/makes`, { headers: auth })).json();
     bareChildProc = spawnChild('bare');
     bareChildProc.send({ body: makesBody });
     const bare = await nextMessage<{ url: string }>(bareChildProc, 'bare');
     log(`  bare Express (pid ${bareChildProc.pid}) on ${bare.url}`);
+    let floor: { url: string } | null = null;
+    let answeredFloor = 0;
+    if (CASES.has('floor')) {
+      const readerF = logReader();
+      floorChildProc = spawnChild('floor', [], { stdout: readerF });
+      floorChildProc.send({ body: JSON.stringify(makesBody), key: gw.key });
+      floor = await nextMessage<{ url: string }>(floorChildProc, 'floor');
+      readers.push({ name: 'floor', reader: readerF, requests: () => answeredFloor });
+      log(`  floor Express (pid ${floorChildProc.pid}) on ${floor.url}`);
+    }
 
     log(`\nautocannon: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per case, ${ROUNDS} rounds; load ${loadavg()}`);
-    const rounds: Array<{ bare: CaseResult; makes: CaseResult | null; image: CaseResult | null }> = [];
-    for (let i = 1; i <= ROUNDS; i++) {
+    const rounds: Array<{ bare: CaseResult; floor: CaseResult | null; makes: CaseResult | null; image: CaseResult | null; makesB: CaseResult | null; imageB: CaseResult | null }> = [];
+    // each probe and warm-up answers requests too: counted for the log-line check below
+    const counted = (r: CaseResult | null, b: boolean) => {
+      if (r) b ? (answeredB += r.requests) : (answeredA += r.requests);
+      return r;
+    };
+    // With B, one unmeasured round first: the first gateway has just imported the catalog, the second not.
+    for (let i = gwB ? 0 : 1; i <= ROUNDS; i++) {
       const b = await cannon('bare Express', i, bareChildProc.pid!, bare.url, {}, 'GET /bare');
-      const mk = CASES.has('makes') ? await cannon('GET /v1/makes', i, gwChild.pid!, `${gw.url}/v1/makes`, auth, 'GET /v1/makes') : null;
-      const im = CASES.has('image') ? await cannon('image JSON', i, gwChild.pid!, `${gw.url}${gw.imagePath}`, auth, `GET ${gw.imagePath}`) : null;
-      rounds.push({ bare: b, makes: mk, image: im });
-      log(`  round ${i}: makes/bare ${mk ? (mk.rps / b.rps).toFixed(2) : '-'}, image/bare ${im ? (im.rps / b.rps).toFixed(2) : '-'}`);
+      const fl = floor ? await cannon('floor (key, Redis, log line)', i, floorChildProc!.pid!, floor.url, auth, 'GET /floor') : null;
+      if (fl) answeredFloor += fl.requests;
+      // with B, the order of A and B swaps from one round to the next
+      const order = gwB && i % 2 === 0 ? [true, false] : [false, true];
+      const res: Record<string, CaseResult | null> = {};
+      for (const isB of gwB ? order : [false]) {
+        const url = isB ? gwB!.url : gw.url;
+        const pid = isB ? gwChildB!.pid! : gwChild.pid!;
+        const tag = isB ? ' [B]' : '';
+        res[`makes${tag}`] = CASES.has('makes') ? counted(await cannon(`GET /v1/makes${tag}`, i, pid, `${url}/v1/makes`, auth, 'GET /v1/makes'), isB) : null;
+        res[`image${tag}`] = CASES.has('image') ? counted(await cannon(`image JSON${tag}`, i, pid, `${url}${gw.imagePath}`, auth, `GET ${gw.imagePath}`), isB) : null;
+      }
+      const mk = res.makes ?? null;
+      const im = res.image ?? null;
+      if (i > 0) rounds.push({ bare: b, floor: fl, makes: mk, image: im, makesB: res['makes [B]'] ?? null, imageB: res['image [B]'] ?? null });
+      log(`  round ${i}: ${fl ? `floor/bare ${(fl.rps / b.rps).toFixed(2)}, ` : ''}makes/bare ${mk ? (mk.rps / b.rps).toFixed(2) : '-'}, image/bare ${im ? (im.rps / b.rps).toFixed(2) : '-'}` +
+        (gwB ? `; B: makes/bare ${res['makes [B]'] ? (res['makes [B]'].rps / b.rps).toFixed(2) : '-'}, image/bare ${res['image [B]'] ? (res['image [B]'].rps / b.rps).toFixed(2) : '-'}` : ''));
     }
     const search: CaseResult[] = [];
-    if (SEARCH) for (const s of gw.searchPaths) search.push(await cannon(s.name, 1, gwChild.pid!, `${gw.url}${s.path}`, auth, `GET ${s.path}`));
+    if (SEARCH) for (const s of gw.searchPaths) search.push(counted(await cannon(s.name, 1, gwChild.pid!, `${gw.url}${s.path}`, auth, `GET ${s.path}`), false)!);
     const loadAtEnd = loadavg();
+    // the servers stop here: the readers count the request log's lines once every writer has gone
+    redisInfo?.disconnect();
+    redisInfo = null;
+    await stopChild(gwChildB);
+    await Promise.all([stopChild(bareChildProc), stopChild(floorChildProc), stopChild(gwChild)]);
+    const logCounts: string[] = [];
+    for (const r of readers) logCounts.push(`${r.name}: ${await r.reader.lines} lines on stdout for ${r.requests()} timed requests (plus probes, warm-ups and start-up lines)`);
+    for (const l of logCounts) log(`  ${l}`);
 
     const makesRatio = median(rounds.flatMap((r) => (r.makes ? [r.makes.rps / r.bare.rps] : [])));
     const imageRatio = median(rounds.flatMap((r) => (r.image ? [r.image.rps / r.bare.rps] : [])));
     const medBare = median(rounds.map((r) => r.bare.rps));
+    const floorRatio = median(rounds.flatMap((r) => (r.floor ? [r.floor.rps / r.bare.rps] : [])));
+    const makesFloor = median(rounds.flatMap((r) => (r.floor && r.makes ? [r.makes.rps / r.floor.rps] : [])));
+    if (floor) log(`  floor / bare = ${floorRatio.toFixed(2)}; GET /v1/makes / floor = ${makesFloor.toFixed(2)}`);
     log(`\n  median ratio over ${ROUNDS} rounds: authenticated GET /v1/makes / bare = ${makesRatio.toFixed(2)} (target ≥ 0.80), image JSON / bare = ${imageRatio.toFixed(2)} (target ≥ 0.50)`);
+    if (gwB) {
+      const mB = median(rounds.flatMap((r) => (r.makesB ? [r.makesB.rps / r.bare.rps] : [])));
+      const iB = median(rounds.flatMap((r) => (r.imageB ? [r.imageB.rps / r.bare.rps] : [])));
+      type Round = (typeof rounds)[number];
+      const cpu = (f: (r: Round) => CaseResult | null, g: (c: CaseResult) => number) => median(rounds.flatMap((r) => (f(r) ? [g(f(r)!)] : []))).toFixed(0);
+      const both = (c: CaseResult) => c.cpuUsPerReq + c.redisCpuUsPerReq;
+      log(`  A/B (${AB}): makes/bare A ${makesRatio.toFixed(2)} B ${mB.toFixed(2)}; image/bare A ${imageRatio.toFixed(2)} B ${iB.toFixed(2)}`);
+      log(`    median CPU µs/request, gateway / Redis / both: makes A ${cpu((r) => r.makes, (c) => c.cpuUsPerReq)} / ${cpu((r) => r.makes, (c) => c.redisCpuUsPerReq)} / ${cpu((r) => r.makes, both)}, ` +
+        `B ${cpu((r) => r.makesB, (c) => c.cpuUsPerReq)} / ${cpu((r) => r.makesB, (c) => c.redisCpuUsPerReq)} / ${cpu((r) => r.makesB, both)}; ` +
+        `image A ${cpu((r) => r.image, (c) => c.cpuUsPerReq)} / ${cpu((r) => r.image, (c) => c.redisCpuUsPerReq)} / ${cpu((r) => r.image, both)}, ` +
+        `B ${cpu((r) => r.imageB, (c) => c.cpuUsPerReq)} / ${cpu((r) => r.imageB, (c) => c.redisCpuUsPerReq)} / ${cpu((r) => r.imageB, both)}`);
+    }
     log(`  load average at the end: ${loadAtEnd}`);
 
     const knobs = Object.entries(env).filter(([k, v]) => k.startsWith('BENCH_') && k !== 'BENCH_DOC' && v).map(([k, v]) => `${k}=${v} `);
     const command = `${databaseUrl ? `DATABASE_URL=${redactUrl(databaseUrl)} ` : ''}${redisUrl ? `REDIS_URL=${redisUrl} ` : ''}${knobs.join('')}npm run bench:gateway`;
     const row = (r: CaseResult, base: number) =>
-      `| ${r.name} | ${r.round} | ${r.rps.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${(r.rps / base).toFixed(2)} | ${r.cpuUsPerReq.toFixed(0)} | ${r.bad} | ${r.bodyBytes} |`;
+      `| ${r.name} | ${r.round} | ${r.rps.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${(r.rps / base).toFixed(2)} | ${r.cpuUsPerReq.toFixed(0)} | ${redisUrl ? r.redisCpuUsPerReq.toFixed(0) : '-'} | ${r.clientCpuUsPerReq.toFixed(0)} | ${r.bad} | ${r.bodyBytes} |`;
     const met = (x: number, t: number) => (x >= t ? 'met' : 'missed');
     const section = [
       `<!-- section:${sectionId} -->`,
@@ -332,23 +479,27 @@ async function main() {
       `- Command: \`${command}\``,
       `- Machine: ${m.nproc} cores (\`nproc\`), ${m.cpu}, ${m.memGiB} GiB RAM, Node ${m.node}; load average ${loadAtStart} at the start, ${loadAtEnd} at the end (a shared machine: other jobs may have run meanwhile)`,
       `- Catalog: ${gw.summary.vehicles.toLocaleString('en')} variants (${gw.summary.makes} makes, ${gw.summary.models} models, ${gw.summary.views.toLocaleString('en')} views), synthetic seed ${SEED}; import ${(gw.importMs / 1000).toFixed(1)} s${databaseUrl ? ', then VACUUM ANALYZE' : ''}`,
-      `- Load: autocannon ${CONNECTIONS} connections from the parent process; the gateway and the bare Express app each in a child process of their own; ${WARMUP} s warm-up then ${DURATION} s per case; ${ROUNDS} rounds alternating bare, makes, image JSON`,
+      `- Load: autocannon ${CONNECTIONS} connections from the parent process; the gateway, the bare Express app${floor ? ' and the floor' : ''} each in a child process of their own, the gateway's${floor ? ' and the floor\'s' : ''} stdout (the request log) on a pipe read by \`wc -l\`; ${WARMUP} s warm-up then ${DURATION} s per case; ${ROUNDS} rounds alternating bare${floor ? ', floor' : ''}, makes, image JSON`,
+      `- Request log: ${logCounts.join('; ')}`,
       `- Image JSON path: \`GET ${gw.imagePath}\``,
       '',
-      '| case | round | requests/s | p50 ms | p99 ms | × bare (same round) | server CPU µs/request | non-2xx + errors | body bytes |',
-      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-      ...rounds.flatMap((r) => [r.bare, r.makes, r.image].flatMap((c) => (c ? [row(c, r.bare.rps)] : []))),
+      '| case | round | requests/s | p50 ms | p99 ms | × bare (same round) | server CPU µs/request | Redis CPU µs/request | client CPU µs/request | non-2xx + errors | body bytes |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      ...rounds.flatMap((r) => [r.bare, r.floor, r.makes, r.image].flatMap((c) => (c ? [row(c, r.bare.rps)] : []))),
       ...search.map((r) => row(r, medBare)),
       '',
       `Median over the rounds: authenticated \`GET /v1/makes\` / bare Express **${makesRatio.toFixed(2)}** (target ≥ 0.80: ${met(makesRatio, 0.8)}); ` +
         `image JSON / bare Express **${imageRatio.toFixed(2)}** (target ≥ 0.50: ${met(imageRatio, 0.5)}).` +
+        (floor ? ` The floor (test/bench/floor-express.ts: the key's HMAC, one Redis limiter call, one log line, the same bytes and headers) / bare **${floorRatio.toFixed(2)}**; \`GET /v1/makes\` / floor **${makesFloor.toFixed(2)}**.` : '') +
         (search.length ? ' Search rows are against the median bare figure.' : ''),
       `<!-- /section:${sectionId} -->`,
     ].join('\n');
     if (DOC !== '-') writeSection(DOC, sectionId, section);
     log(`\n${DOC === '-' ? 'no document written (BENCH_DOC=-)' : `wrote ${path.relative(process.cwd(), DOC)} (section ${sectionId})`}`);
   } finally {
-    await Promise.all([stopChild(bareChildProc), stopChild(gwChild)]);
+    redisInfo?.disconnect();
+    await stopChild(gwChildB);
+    await Promise.all([stopChild(bareChildProc), stopChild(floorChildProc), stopChild(gwChild)]);
     if (CPU_PROF) log(`CPU profile of the gateway in ${CPU_PROF}`);
   }
 }
@@ -366,7 +517,7 @@ function writeSection(file: string, id: string, section: string): void {
 }
 
 const role = process.argv[2];
-const run = role === 'gateway' ? gatewayChild : role === 'bare' ? bareChild : main;
+const run = role === 'gateway' ? gatewayChild : role === 'bare' ? bareChild : role === 'floor' ? floorChild : main;
 run().then(
   () => {
     if (!role) process.exit(0);
