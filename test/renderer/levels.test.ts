@@ -214,7 +214,7 @@ describe('pre-scaled levels', () => {
     it('places the plate by the level\'s footprint: at 600 and 300 (levels whose last row covers part of its footprint) where it is at 2400', async () => {
       // the plate's own light: where a render with the plate differs from one without, in linear light
       // (which exact area averaging preserves); its centroid in output pixels
-      const centroid = async (width: number) => {
+      const centroid = async (width: number): Promise<[number, number]> => {
         const on = await sharp((await render({ width, shadow: false })).encoded!.bytes).raw().toBuffer();
         const off = await sharp((await render({ width, shadow: false, plate: null })).encoded!.bytes).raw().toBuffer();
         let sw = 0, sx = 0, sy = 0;
