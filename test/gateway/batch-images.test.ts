@@ -6,13 +6,10 @@
  */
 import { expect } from 'chai';
 import sharp from 'sharp';
-import { loadRendererConfig } from '../../shared/config.ts';
-import { createLogger } from '../../shared/logger.ts';
 import { VIEW_IDS } from '../../shared/views.ts';
-import { createGrpcImageRenderer } from '../../gateway/render/grpc-image-renderer.ts';
-import { startRendererServer } from '../../renderer/server.ts';
 import { backendLabel } from './support/backend.ts';
 import { startTestGateway, type TestGateway } from './support/gateway-fixture.ts';
+import { startTestRenderer, type TestRenderer } from '../support/test-renderer.ts';
 
 const SINGLE = '/v1/makes/aurelia/models/vento/2023';
 const ESTATE = '/v1/makes/aurelia/models/vento/2024/estate'; // top_down unpublished
@@ -22,8 +19,7 @@ const local = (u: string) => u.replace('http://localhost:', 'http://127.0.0.1:')
 describe(`batch images (${backendLabel()})`, function () {
   this.timeout(90_000);
   let gw: TestGateway;
-  let renderer: { port: number; close(): Promise<void> };
-  let client: ReturnType<typeof createGrpcImageRenderer>;
+  let renderer: TestRenderer;
   let customer: { org: string; key: string; keyId: string };
   let vehicleId: string;
   let estateId: string;
@@ -34,12 +30,8 @@ describe(`batch images (${backendLabel()})`, function () {
   const used = async (org = customer.org) => (await gw.admin.usage(org)).requests;
 
   before(async () => {
-    renderer = await startRendererServer({
-      config: { ...loadRendererConfig({ RENDER_BACKEND: 'cpu', RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1' }) },
-      logger: createLogger('test-renderer', 'silent'),
-    });
-    client = createGrpcImageRenderer({ addresses: `127.0.0.1:${renderer.port}`, logger: createLogger('c', 'silent') });
-    gw = await startTestGateway({ renderer: client });
+    renderer = await startTestRenderer();
+    gw = await startTestGateway({ renderer: renderer.client });
     customer = await gw.admin.customer();
     vehicleId = (await gw.getWithKey(customer.key, SINGLE)).body.vehicle.id;
     estateId = (await gw.getWithKey(customer.key, ESTATE)).body.vehicle.id;
@@ -49,7 +41,6 @@ describe(`batch images (${backendLabel()})`, function () {
   });
   after(async () => {
     await gw?.close();
-    client?.close();
     await renderer?.close();
   });
 

@@ -8,12 +8,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { chromium, type Browser } from 'playwright-core';
-import { loadGatewayConfig, loadRendererConfig } from '../../shared/config.ts';
-import { createLogger } from '../../shared/logger.ts';
-import { createGrpcImageRenderer } from '../../gateway/render/grpc-image-renderer.ts';
-import { startRendererServer } from '../../renderer/server.ts';
+import { loadGatewayConfig } from '../../shared/config.ts';
 import { backendLabel } from './support/backend.ts';
 import { request, startTestGateway, type TestGateway } from './support/gateway-fixture.ts';
+import { startTestRenderer, type TestRenderer } from '../support/test-renderer.ts';
 
 const WIDE = 'https://everyone.example'; // CORS_ALLOWED_ORIGINS
 const APP_A = 'https://app-a.example'; // org A's contract
@@ -186,8 +184,7 @@ describe(`CORS (${backendLabel()})`, function () {
     let page: http.Server;
     let pageOrigin: string;
     let withRenderer: TestGateway;
-    let renderer: { port: number; close(): Promise<void> };
-    let client: ReturnType<typeof createGrpcImageRenderer>;
+    let renderer: TestRenderer;
 
     before(async () => {
       page = http.createServer((_req, res) => {
@@ -196,12 +193,8 @@ describe(`CORS (${backendLabel()})`, function () {
       });
       await new Promise<void>((r) => page.listen(0, '127.0.0.1', () => r()));
       pageOrigin = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
-      renderer = await startRendererServer({
-        config: { ...loadRendererConfig({ RENDER_BACKEND: 'cpu', RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1' }) },
-        logger: createLogger('test-renderer', 'silent'),
-      });
-      client = createGrpcImageRenderer({ addresses: `127.0.0.1:${renderer.port}`, logger: createLogger('c', 'silent') });
-      withRenderer = await startTestGateway({ renderer: client });
+      renderer = await startTestRenderer();
+      withRenderer = await startTestGateway({ renderer: renderer.client });
       browser = await chromium.launch({
         executablePath: '/usr/bin/chromium',
         args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
@@ -210,7 +203,6 @@ describe(`CORS (${backendLabel()})`, function () {
     after(async () => {
       await browser?.close();
       await withRenderer?.close();
-      client?.close();
       await renderer?.close();
       await new Promise<void>((r) => (page ? page.close(() => r()) : r()));
     });

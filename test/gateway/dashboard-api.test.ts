@@ -5,10 +5,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { MESSAGES } from '../../shared/errors.ts';
-import { createLogger } from '../../shared/logger.ts';
 import { backendLabel } from './support/backend.ts';
 import { DashboardClient, expectError, signedInCustomer, tokenOf } from './support/dashboard-client.ts';
 import { request, startTestGateway, type TestGateway } from './support/gateway-fixture.ts';
+import { captureLog } from '../support/log-capture.ts';
 
 const IMAGE_PATH = '/v1/makes/koruna/models/cargo/2020/front_left';
 
@@ -435,11 +435,8 @@ describe(`dashboard API (${backendLabel()})`, function () {
     });
 
     it('no secret of a sign-in reaches the log: link token, session cookie, CSRF token, passwords, the new key', async () => {
-      const lines: string[] = [];
-      const g2 = await startTestGateway({
-        db: gw.db, dataDir: gw.dataDir, seedDemo: false,
-        logger: createLogger('test-gateway', 'trace', { write: (l: string) => void lines.push(l) }),
-      });
+      const captured = captureLog();
+      const g2 = await startTestGateway({ db: gw.db, dataDir: gw.dataDir, seedDemo: false, logger: captured.logger('test-gateway') });
       try {
         const c = await signedInCustomer(g2);
         const link = await g2.admin.call('POST', `/members/${c.member.id}/sign-in-links`);
@@ -453,7 +450,7 @@ describe(`dashboard API (${backendLabel()})`, function () {
         expect((await b.call('GET', '/v1/makes')).status).to.equal(200);
         expectError(await b.call('POST', '/keys', { name: 'x' }, { 'x-csrf-token': 'wrong' }), 403, 'forbidden');
         expect(await b.call('POST', '/sign-out')).to.include({ status: 204 });
-        const log = lines.join('');
+        const log = captured.text();
         expect(log).to.include('/dashboard/api/sign-in/link'); // the calls were logged
         const secrets = [token, b.csrf!, c.client.cookie!.slice('vis_session='.length), 'a secret password 1', 'a wrong password 2', created.body.key];
         for (const secret of secrets) expect(log.includes(secret), `log holds ${secret}`).to.equal(false);

@@ -1,14 +1,13 @@
 import { expect } from 'chai';
 import sharp from 'sharp';
 import { NAMED_COLORS } from '../../shared/colors.ts';
-import { loadGatewayConfig, loadRendererConfig } from '../../shared/config.ts';
+import { loadGatewayConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
-import { createGrpcImageRenderer } from '../../gateway/render/grpc-image-renderer.ts';
 import { startGateway, type GatewayHandle } from '../../gateway/service.ts';
-import { startRendererServer } from '../../renderer/server.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { startTestRenderer, type TestRenderer } from '../support/test-renderer.ts';
 
 /**
  * The studio content end to end: the real demo catalog seeded on first start (as a newcomer gets it),
@@ -18,26 +17,20 @@ import path from 'node:path';
 describe('demo catalog renders through the gateway', function () {
   this.timeout(180_000);
   let gw: GatewayHandle;
-  let renderer: { port: number; close(): Promise<void> };
-  let client: ReturnType<typeof createGrpcImageRenderer>;
+  let renderer: TestRenderer;
   let dataDir: string;
 
   before(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vis-demo-'));
-    renderer = await startRendererServer({
-      config: loadRendererConfig({ RENDER_BACKEND: 'cpu', RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1' }),
-      logger: createLogger('r', 'silent'),
-    });
-    client = createGrpcImageRenderer({ addresses: `127.0.0.1:${renderer.port}`, logger: createLogger('c', 'silent') });
+    renderer = await startTestRenderer();
     gw = await startGateway({
       config: loadGatewayConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', SEED_DEMO: 'true' }),
       logger: createLogger('g', 'silent'),
-      renderer: client,
+      renderer: renderer.client,
     });
   });
   after(async () => {
     await gw?.close();
-    client?.close();
     await renderer?.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });

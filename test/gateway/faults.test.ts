@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import pg from 'pg';
 import { REAL_DATABASE_URL, createScratchDatabase } from './support/backend.ts';
 import { startTestGateway } from './support/gateway-fixture.ts';
+import { freePort, waitForPort } from '../support/ports.ts';
 
 /**
  * Fault tests under HTTP load on loopback, bounded to a few seconds each: a Redis of our own killed
@@ -13,30 +13,15 @@ import { startTestGateway } from './support/gateway-fixture.ts';
  */
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
-
 async function startRedis(port: number): Promise<ChildProcess> {
   const p = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  for (let i = 0; i < 50; i++) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => {
-        s.end();
-        resolve(true);
-      });
-      s.on('error', () => resolve(false));
-    });
-    if (ok) return p;
-    await sleep(100);
+  try {
+    await waitForPort(port, 'redis-server', 5000);
+    return p;
+  } catch (err) {
+    p.kill('SIGKILL');
+    throw err;
   }
-  p.kill('SIGKILL');
-  throw new Error('redis-server did not start');
 }
 
 /** Calls `fn` from `workers` loops until `ms` have passed; returns the answers by status. */

@@ -1,48 +1,16 @@
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { createLogger } from '../../shared/logger.ts';
 import { createGrpcImageRenderer } from '../../gateway/render/grpc-image-renderer.ts';
 import { startTestGateway, type TestGateway } from './support/gateway-fixture.ts';
+import { freePort } from '../support/ports.ts';
+import { startRendererProcess } from '../support/renderer-process.ts';
 
 /**
  * Fault tests on loopback: renderers are real processes (`node --import tsx renderer/main.ts`), killed
  * with SIGKILL under a load of cache-miss downloads through one gateway. Bounded: about 20 s.
  */
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SINGLE = '/v1/makes/aurelia/models/vento/2023';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
-
-function startRenderer(port: number): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'renderer', 'main.ts')], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, RENDERER_PORT: String(port), RENDERER_HOST: '127.0.0.1', RENDERER_METRICS_PORT: 'off', RENDER_BACKEND: 'cpu', RENDER_WORKERS: '1', RENDER_CACHE_MB: '64', LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`renderer on ${port} did not start:\n${out.slice(-2000)}`)), 90_000);
-    child.stdout!.on('data', (d) => {
-      out += d;
-      if (out.includes('"msg":"renderer listening"')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.stderr!.on('data', (d) => (out += d));
-    child.once('exit', (code) => reject(new Error(`renderer exited (${code}):\n${out.slice(-2000)}`)));
-  });
-}
 
 describe('fleet: renderer failover within the deadline (real processes, loopback)', function () {
   this.timeout(240_000);
@@ -79,7 +47,7 @@ describe('fleet: renderer failover within the deadline (real processes, loopback
 
   it('two renderers, one SIGKILLed during a load of cache-miss downloads: no download fails', async () => {
     const [p1, p2] = [await freePort(), await freePort()];
-    const [r1, r2] = await Promise.all([startRenderer(p1), startRenderer(p2)]);
+    const [r1, r2] = await Promise.all([startRendererProcess(p1), startRendererProcess(p2)]);
     children.push(r1, r2);
     const urlOf = await setUp(`127.0.0.1:${p1},127.0.0.1:${p2}`);
     const N = 36;
@@ -109,7 +77,7 @@ describe('fleet: renderer failover within the deadline (real processes, loopback
 
   it('a renderer that restarts is waited for within the deadline instead of answering 503', async () => {
     const port = await freePort();
-    const first = await startRenderer(port);
+    const first = await startRendererProcess(port);
     children.push(first);
     const urlOf = await setUp(`127.0.0.1:${port}`);
     const [warm, url] = [await urlOf(1000), await urlOf(1001)];
@@ -118,7 +86,7 @@ describe('fleet: renderer failover within the deadline (real processes, loopback
     await new Promise((r) => setTimeout(r, 200));
     const t0 = Date.now();
     const pending = download(url); // the renderer is down now
-    setTimeout(() => void startRenderer(port).then((c) => children.push(c)), 1000);
+    setTimeout(() => void startRendererProcess(port).then((c) => children.push(c)), 1000);
     const r = await pending;
     console.log(`      download answered ${r.status} after ${Date.now() - t0} ms while the renderer restarted`);
     expect(r.status, r.text).to.equal(200);

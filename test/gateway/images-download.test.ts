@@ -2,13 +2,10 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
 import sharp from 'sharp';
-import { loadRendererConfig } from '../../shared/config.ts';
-import { createLogger } from '../../shared/logger.ts';
-import { createGrpcImageRenderer } from '../../gateway/render/grpc-image-renderer.ts';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../gateway/signing/image-token.ts';
-import { startRendererServer } from '../../renderer/server.ts';
 import { backendLabel } from './support/backend.ts';
 import { request, startTestGateway, type TestGateway } from './support/gateway-fixture.ts';
+import { startTestRenderer, type TestRenderer } from '../support/test-renderer.ts';
 
 const SINGLE = '/v1/makes/aurelia/models/vento/2023';
 
@@ -24,25 +21,19 @@ describe(`image download (${backendLabel()})`, function () {
   this.timeout(60_000);
   let gw: TestGateway;
   let noRenderer: TestGateway;
-  let renderer: { port: number; close(): Promise<void> };
-  let client: ReturnType<typeof createGrpcImageRenderer>;
+  let renderer: TestRenderer;
   let key: string;
   const local = (u: string) => u.replace('http://localhost:', 'http://127.0.0.1:');
 
   before(async () => {
-    renderer = await startRendererServer({
-      config: { ...loadRendererConfig({ RENDER_BACKEND: 'cpu', RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1' }) },
-      logger: createLogger('test-renderer', 'silent'),
-    });
-    client = createGrpcImageRenderer({ addresses: `127.0.0.1:${renderer.port}`, logger: createLogger('c', 'silent') });
-    gw = await startTestGateway({ renderer: client });
+    renderer = await startTestRenderer();
+    gw = await startTestGateway({ renderer: renderer.client });
     key = (await gw.admin.customer()).key;
     noRenderer = await startTestGateway({ db: gw.db, dataDir: gw.dataDir, seedDemo: false });
   });
   after(async () => {
     await noRenderer?.close();
     await gw?.close();
-    client?.close();
     await renderer?.close();
   });
 

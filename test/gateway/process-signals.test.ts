@@ -2,13 +2,13 @@ import { expect } from 'chai';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../../gateway/db/open.ts';
 import { createRendererClient } from '../../shared/render-client.ts';
 import { REAL_DATABASE_URL, createScratchDatabase } from './support/backend.ts';
+import { freePort } from '../support/ports.ts';
 
 /**
  * The processes a container runs: `npm run build` output started with plain node (what the images'
@@ -16,15 +16,6 @@ import { REAL_DATABASE_URL, createScratchDatabase } from './support/backend.ts';
  * signals must drain and exit 0; SIGTERM to npm must stop node too.
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 /** Every descendant pid of `pid` (from /proc). */
 function descendants(pid: number): number[] {

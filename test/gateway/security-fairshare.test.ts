@@ -4,15 +4,13 @@
  * organisations (org id in gRPC metadata), and a client's disconnect cancels its render.
  */
 import { expect } from 'chai';
-import { loadRendererConfig } from '../../shared/config.ts';
 import { ServiceError } from '../../shared/errors.ts';
-import { createLogger } from '../../shared/logger.ts';
-import { createGrpcImageRenderer } from '../../gateway/render/grpc-image-renderer.ts';
 import { createDownloadGuard } from '../../gateway/limits/download-guard.ts';
 import { RenderQueue } from '../../renderer/render-queue.ts';
-import { startRendererServer, type RendererInternals } from '../../renderer/server.ts';
+import type { RendererInternals } from '../../renderer/server.ts';
 import { backendLabel } from './support/backend.ts';
 import { request, startTestGateway, type Answer, type TestGateway } from './support/gateway-fixture.ts';
+import { startTestRenderer, type TestRenderer } from '../support/test-renderer.ts';
 
 const SINGLE = '/v1/makes/aurelia/models/vento/2023';
 const local = (u: string) => u.replace('http://localhost:', 'http://127.0.0.1:');
@@ -137,18 +135,14 @@ describe('security: the download guard counts cache-miss renders per organisatio
 describe(`security: a fair share of rendering, end to end (${backendLabel()})`, function () {
   this.timeout(90_000);
   let gw: TestGateway;
-  let renderer: { port: number; close(): Promise<void> };
-  let client: ReturnType<typeof createGrpcImageRenderer>;
+  let renderer: TestRenderer;
   let internals!: RendererInternals;
   let slowMs = 0;
   let composites = 0;
 
   before(async () => {
-    renderer = await startRendererServer({
-      config: { ...loadRendererConfig({ RENDER_BACKEND: 'cpu', RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1', RENDER_WORKERS: '1', RENDER_QUEUE_MAX: '1' }) },
-      logger: createLogger('test-renderer', 'silent'),
-      onInternals: (i) => (internals = i),
-    });
+    renderer = await startTestRenderer({ env: { RENDER_WORKERS: '1', RENDER_QUEUE_MAX: '1' } });
+    internals = renderer.internals;
     // a slow first step on demand (stands in for a big render), and a count of composites
     const levelFor = internals.store.levelFor.bind(internals.store);
     internals.store.levelFor = async (...args: Parameters<typeof levelFor>) => {
@@ -160,13 +154,11 @@ describe(`security: a fair share of rendering, end to end (${backendLabel()})`, 
       composites++;
       return composite(job);
     };
-    client = createGrpcImageRenderer({ addresses: `127.0.0.1:${renderer.port}`, logger: createLogger('c', 'silent') });
-    gw = await startTestGateway({ renderer: client, env: { DOWNLOAD_RENDERS_PER_MINUTE: '5', DOWNLOAD_CONCURRENT_RENDERS: '2' } });
+    gw = await startTestGateway({ renderer: renderer.client, env: { DOWNLOAD_RENDERS_PER_MINUTE: '5', DOWNLOAD_CONCURRENT_RENDERS: '2' } });
   });
   after(async () => {
     slowMs = 0;
     await gw?.close();
-    client?.close();
     await renderer?.close();
   });
   afterEach(() => {

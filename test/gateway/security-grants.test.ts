@@ -6,13 +6,10 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import jwt from 'jsonwebtoken';
-import { loadRendererConfig } from '../../shared/config.ts';
-import { createLogger } from '../../shared/logger.ts';
-import { createGrpcImageRenderer } from '../../gateway/render/grpc-image-renderer.ts';
 import type { ImageRenderer } from '../../gateway/render/image-renderer.ts';
-import { startRendererServer } from '../../renderer/server.ts';
 import { backendLabel } from './support/backend.ts';
 import { request, startTestGateway, type Answer, type TestGateway } from './support/gateway-fixture.ts';
+import { startTestRenderer, type TestRenderer } from '../support/test-renderer.ts';
 
 const SINGLE = '/v1/makes/aurelia/models/vento/2023';
 const local = (u: string) => u.replace('http://localhost:', 'http://127.0.0.1:');
@@ -40,22 +37,17 @@ describe(`security: image URLs end with their grant (${backendLabel()})`, functi
   this.timeout(60_000);
   let gw: TestGateway;
   let second: TestGateway;
-  let renderer: { port: number; close(): Promise<void> };
-  let client: ReturnType<typeof createGrpcImageRenderer>;
+  let renderer: TestRenderer;
   let renders = 0;
   const counting: ImageRenderer = {
     render: (req, o) => {
       renders++;
-      return client.render(req, o);
+      return renderer.client.render(req, o);
     },
   };
 
   before(async () => {
-    renderer = await startRendererServer({
-      config: { ...loadRendererConfig({ RENDER_BACKEND: 'cpu', RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1', RENDER_WORKERS: '1' }) },
-      logger: createLogger('test-renderer', 'silent'),
-    });
-    client = createGrpcImageRenderer({ addresses: `127.0.0.1:${renderer.port}`, logger: createLogger('c', 'silent') });
+    renderer = await startTestRenderer({ env: { RENDER_WORKERS: '1' } });
     gw = await startTestGateway({ renderer: counting });
     // a second instance over the same database and secrets, with a short auth cache
     second = await startTestGateway({ renderer: counting, db: gw.db, dataDir: gw.dataDir, seedDemo: false, env: { AUTH_CACHE_TTL_MS: '1000' } });
@@ -63,7 +55,6 @@ describe(`security: image URLs end with their grant (${backendLabel()})`, functi
   after(async () => {
     await second?.close();
     await gw?.close();
-    client?.close();
     await renderer?.close();
   });
 

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRendererClient } from '../../shared/render-client.ts';
+import { freePort, waitForPort } from '../support/ports.ts';
 
 /**
  * Memory soak, bounded (about 30 s): a renderer process (cpu, 2 workers, RENDER_CACHE_MB=128) under a
@@ -17,15 +17,6 @@ const CACHE_MB = 128;
 const OVERHEAD_MB = 512;
 const WARM_S = Number(process.env.SOAK_WARM_S ?? 12);
 const RUN_S = Number(process.env.SOAK_RUN_S ?? 18);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 describe('renderer memory soak (bounded)', function () {
   this.timeout(120_000);
@@ -44,18 +35,7 @@ describe('renderer memory soak (bounded)', function () {
     });
     const pid = child.pid!;
     const rss = () => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
-    for (let i = 0; ; i++) {
-      const ok = await new Promise<boolean>((r) => {
-        const s = net.connect(port, '127.0.0.1', () => {
-          s.end();
-          r(true);
-        });
-        s.on('error', () => r(false));
-      });
-      if (ok) break;
-      if (i > 300) throw new Error('renderer did not start');
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await waitForPort(port, 'renderer', 60_000, 200);
     const client = createRendererClient({ addresses: `127.0.0.1:${port}` });
     const views = ['front_left', 'front', 'rear', 'side_left', 'top_down', 'rear_right'] as const;
     const formats = ['webp', 'png', 'jpeg'] as const;
