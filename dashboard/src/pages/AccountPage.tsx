@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { ApiClient } from '../api.ts';
 import { ErrorNotice, Notice } from '../components/Notice.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
+import { TextField } from '../components/TextField.tsx';
 import type { Session } from '../types.ts';
 
 const MIN_PASSWORD = 12;
@@ -81,27 +82,19 @@ export function AccountPage({ api, session, onPasswordSet, onSignedOut }: Props)
             of a few words is easy to remember and hard to guess.
           </p>
           {has && (
-            <div class="field">
-              <label for="pw-current">Current password</label>
-              <input id="pw-current" type="password" autocomplete="current-password" required value={current} onInput={(e) => setCurrent(e.currentTarget.value)} />
-            </div>
+            <TextField id="pw-current" label="Current password" type="password" autocomplete="current-password" required value={current} onValue={setCurrent} />
           )}
-          <div class="field">
-            <label for="pw-new">New password</label>
-            <input
-              id="pw-new"
-              type="password"
-              autocomplete="new-password"
-              required
-              minLength={MIN_PASSWORD}
-              value={next}
-              onInput={(e) => setNext(e.currentTarget.value)}
-            />
-          </div>
-          <div class="field">
-            <label for="pw-again">New password again</label>
-            <input id="pw-again" type="password" autocomplete="new-password" required value={again} onInput={(e) => setAgain(e.currentTarget.value)} />
-          </div>
+          <TextField
+            id="pw-new"
+            label="New password"
+            type="password"
+            autocomplete="new-password"
+            required
+            minLength={MIN_PASSWORD}
+            value={next}
+            onValue={setNext}
+          />
+          <TextField id="pw-again" label="New password again" type="password" autocomplete="new-password" required value={again} onValue={setAgain} />
           {problem && <Notice kind="error">{problem}</Notice>}
           <ErrorNotice error={error} />
           {done && <Notice kind="success">Your password is saved.</Notice>}

@@ -4,6 +4,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { ErrorNotice, Notice } from '../components/Notice.tsx';
 import { NewKeyPanel } from '../components/NewKeyPanel.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
+import { TextField } from '../components/TextField.tsx';
 import { formatDateTime } from '../format.ts';
 import type { ApiKey, CreatedKey } from '../types.ts';
 import { useLoad } from '../use-load.ts';
@@ -70,22 +71,17 @@ export function KeysPage({ api }: { api: ApiClient }) {
       <section class="card" aria-labelledby="create-key-title">
         <h2 id="create-key-title">Create a key</h2>
         <form class="inline-form" onSubmit={create}>
-          <div class="field">
-            <label for="key-name">Key name</label>
-            <input
-              id="key-name"
-              name="name"
-              required
-              maxLength={100}
-              placeholder="e.g. website-production"
-              value={name}
-              onInput={(e) => setName(e.currentTarget.value)}
-              aria-describedby="key-name-hint"
-            />
-            <span id="key-name-hint" class="hint">
-              A name you will recognise in the list and in the usage tables.
-            </span>
-          </div>
+          <TextField
+            id="key-name"
+            label="Key name"
+            name="name"
+            required
+            maxLength={100}
+            placeholder="e.g. website-production"
+            value={name}
+            onValue={setName}
+            hint="A name you will recognise in the list and in the usage tables."
+          />
           <button type="submit" class="button primary" disabled={creating}>
             {creating ? 'Creating…' : 'Create key'}
           </button>

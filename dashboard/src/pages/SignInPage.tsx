@@ -3,6 +3,7 @@ import { ApiError, describeError, type ApiClient } from '../api.ts';
 import { Link } from '../components/Link.tsx';
 import { Notice } from '../components/Notice.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
+import { TextField } from '../components/TextField.tsx';
 import type { SignInAnswer } from '../types.ts';
 
 interface Props {
@@ -97,30 +98,17 @@ export function SignInPage({ api, reason, signedIn, onSignedIn }: Props) {
       </p>
       <form class="card form" onSubmit={submit} aria-labelledby="password-sign-in">
         <h2 id="password-sign-in">Sign in with a password</h2>
-        <div class="field">
-          <label for="sign-in-email">Email address</label>
-          <input
-            id="sign-in-email"
-            name="email"
-            type="email"
-            autocomplete="username"
-            required
-            value={email}
-            onInput={(e) => setEmail(e.currentTarget.value)}
-          />
-        </div>
-        <div class="field">
-          <label for="sign-in-password">Password</label>
-          <input
-            id="sign-in-password"
-            name="password"
-            type="password"
-            autocomplete="current-password"
-            required
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-          />
-        </div>
+        <TextField id="sign-in-email" label="Email address" name="email" type="email" autocomplete="username" required value={email} onValue={setEmail} />
+        <TextField
+          id="sign-in-password"
+          label="Password"
+          name="password"
+          type="password"
+          autocomplete="current-password"
+          required
+          value={password}
+          onValue={setPassword}
+        />
         <button type="submit" class="button primary" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
