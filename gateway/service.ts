@@ -17,6 +17,7 @@ import { answerClientErrorsWithJson } from './http/hardening.ts';
 import { createHttpMetrics } from './http/metrics.ts';
 import type { Registry } from 'prom-client';
 import { createLimiter, type ManagedLimiter } from './limits/create-limiter.ts';
+import type { Clock } from './limits/limiter.ts';
 import { createDownloadGuard } from './limits/download-guard.ts';
 import { createSqlUsageStore } from './limits/usage-store.ts';
 import { createSessions } from './dashboard/sessions.ts';
@@ -62,6 +63,8 @@ export interface GatewayOptions {
   db?: Database;
   /** The catalog seeded into an empty database (default assets/demo-catalog.json). */
   demoCatalogFile?: string;
+  /** The limits' clock (default Date.now): tests place it where a minute boundary is seconds away. */
+  limitsClock?: Clock;
 }
 
 /** The gateway's composition root: builds every dependency from config, passes it in, listens. */
@@ -74,7 +77,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
   logger.info({ database: db.kind, redis: config.redisUrl ? 'redis' : 'in-process' }, 'storage ready');
 
   const bus: InvalidationBus = config.redisUrl ? createRedisBus({ redisUrl: config.redisUrl, logger }) : createLocalBus();
-  const limiter = createLimiter({ redisUrl: config.redisUrl, usageStore: createSqlUsageStore(db), flushMs: config.usageFlushMs, logger });
+  const limiter = createLimiter({ redisUrl: config.redisUrl, usageStore: createSqlUsageStore(db), flushMs: config.usageFlushMs, logger, clock: opts.limitsClock });
   const usage = createUsageRecorder({ db, logger, flushMs: config.usageDailyFlushMs });
   const authenticator = createAuthenticator({ db, hashSecrets: secrets.apiKeyHashSecrets, bus, ttlMs: config.authCacheTtlMs });
   const admin = new AdminService(db, bus, secrets.apiKeyHashSecrets[0]!, limiter);

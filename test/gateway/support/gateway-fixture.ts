@@ -47,6 +47,8 @@ export interface StartOptions {
   seedDemo?: boolean;
   /** A logger instead of the suite's silent one (tests that read the log lines). */
   logger?: Logger;
+  /** The limits' clock (see GatewayOptions.limitsClock). */
+  limitsClock?: () => number;
 }
 
 /**
@@ -72,6 +74,7 @@ export async function startTestGateway(opts: StartOptions = {}): Promise<TestGat
     renderer: opts.renderer ?? null,
     db: opts.db,
     demoCatalogFile: TEST_CATALOG,
+    limitsClock: opts.limitsClock,
   });
   const admin = new AdminClient(gw.url, gw.adminToken);
   return {
