@@ -3,8 +3,9 @@ import { SRGB8_TO_LINEAR, LINEAR_LUT_SIZE, LINEAR_TO_SRGB8 } from '../color/srgb
 import { LIGHT8_TO_LINEAR } from './light-encoding.ts';
 
 /**
- * The decoded layers of one view at one size, in SharedArrayBuffers so the cpu workers read them
- * without copies. base: RGB 8-bit sRGB; paint, shadow, coverage: 8-bit; diffuse, specular: 16-bit
+ * The decoded layers of one view at one size, in shared memory so the cpu workers read them
+ * without copies: made here, all of a Layers' planes are views into one shared WebAssembly memory
+ * (`arena`), so the cpu backend's wasm kernel reads them in place. base: RGB 8-bit sRGB; paint, shadow, coverage: 8-bit; diffuse, specular: 16-bit
  * linear (whatever their encoding on disk).
  */
 export interface Layers {
@@ -24,7 +25,83 @@ export interface Layers {
   runs?: ActiveRuns;
   /** A pre-scaled level's place in the full size (reduceLayers); absent: the full size itself. */
   level?: LevelGeometry;
+  /** The shared WebAssembly memory the planes are views of (allocPlanes); absent: separate SharedArrayBuffers. */
+  arena?: LayerArena;
   bytes: number;
+}
+
+/** The project's lib (ES2023, no DOM) has no WebAssembly types: the little used here. */
+export interface SharedWasmMemory {
+  readonly buffer: SharedArrayBuffer;
+}
+declare const WebAssembly: { Memory: new (d: { initial: number; maximum: number; shared: true }) => SharedWasmMemory };
+
+/**
+ * Bytes at the start of every arena reserved for the cpu kernel's own use (its tables: about 72 KB;
+ * wasm/kernel.ts `HEADER`, which the kernel's loader checks against this).
+ */
+export const ARENA_HEADER_BYTES = 128 * 1024;
+/** Scratch rows after the header, one per thread compositing from an arena (the main thread's is slot 0). */
+export const ARENA_SLOTS = 16;
+const WASM_PAGE = 65536;
+
+/**
+ * One Layers' planes in one shared WebAssembly.Memory of exactly the size they need (it never
+ * grows): [0, ARENA_HEADER_BYTES) the kernel's, then ARENA_SLOTS scratch rows of `slotBytes` (a row
+ * of RGBA), then the planes at 64-byte aligned offsets. Freed like a SharedArrayBuffer, once no
+ * isolate references the memory (the cpu workers drop their instances on it when the Layers is
+ * evicted: cpu-backend.ts `forget`).
+ */
+export interface LayerArena {
+  memory: SharedWasmMemory;
+  /** Unique in the process: a key decoded again after eviction gets a new arena. */
+  id: number;
+  key: string;
+  scratch: number;
+  slotBytes: number;
+}
+
+let nextArenaId = 1;
+
+export interface Planes {
+  base: Uint8Array;
+  paint: Uint8Array;
+  diffuse: Uint16Array;
+  specular: Uint16Array;
+  shadow: Uint8Array | null;
+  coverage: Uint8Array | null;
+  arena: LayerArena;
+}
+
+/** Zeroed planes of a width × height view in a new arena (LayerArena). */
+export function allocPlanes(key: string, width: number, height: number, has: { shadow: boolean; coverage: boolean }): Planes {
+  const n = width * height;
+  const align = (x: number) => Math.ceil(x / 64) * 64;
+  const slotBytes = align(width * 4);
+  let end = ARENA_HEADER_BYTES + ARENA_SLOTS * slotBytes;
+  const at = (bytes: number) => {
+    const o = end;
+    end = align(end + bytes);
+    return o;
+  };
+  const oBase = at(n * 3);
+  const oPaint = at(n);
+  const oDiffuse = at(n * 2);
+  const oSpecular = at(n * 2);
+  const oShadow = has.shadow ? at(n) : -1;
+  const oCoverage = has.coverage ? at(n) : -1;
+  const pages = Math.ceil(end / WASM_PAGE);
+  const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+  const buf = memory.buffer;
+  return {
+    base: new Uint8Array(buf, oBase, n * 3),
+    paint: new Uint8Array(buf, oPaint, n),
+    diffuse: new Uint16Array(buf, oDiffuse, n),
+    specular: new Uint16Array(buf, oSpecular, n),
+    shadow: oShadow >= 0 ? new Uint8Array(buf, oShadow, n) : null,
+    coverage: oCoverage >= 0 ? new Uint8Array(buf, oCoverage, n) : null,
+    arena: { memory, id: nextArenaId++, key, scratch: ARENA_HEADER_BYTES, slotBytes },
+  };
 }
 
 export function sharedU8(n: number): Uint8Array {
@@ -33,18 +110,6 @@ export function sharedU8(n: number): Uint8Array {
 
 export function sharedU16(n: number): Uint16Array {
   return new Uint16Array(new SharedArrayBuffer(n * 2));
-}
-
-function toShared8(buf: Buffer): Uint8Array {
-  const out = sharedU8(buf.length);
-  out.set(buf);
-  return out;
-}
-
-function toShared16(buf: Buffer): Uint16Array {
-  const out = sharedU16(buf.length / 2);
-  out.set(new Uint16Array(buf.buffer, buf.byteOffset, buf.length / 2));
-  return out;
 }
 
 function layerBytes(l: Omit<Layers, 'bytes' | 'key' | 'level'>): number {
@@ -101,7 +166,9 @@ export function activeRuns(width: number, height: number, paint: Uint8Array, sha
 
 export function makeLayers(key: string, l: Omit<Layers, 'bytes' | 'key' | 'runs' | 'level'>): Layers {
   const runs = activeRuns(l.width, l.height, l.paint, l.shadow);
-  return { ...l, runs, key, bytes: layerBytes(l) + runs.rowStart.byteLength + runs.xs.byteLength };
+  // an arena is held whole (header and scratch rows included) for as long as any of its planes is
+  const planes = l.arena ? l.arena.memory.buffer.byteLength : layerBytes(l);
+  return { ...l, runs, key, bytes: planes + runs.rowStart.byteLength + runs.xs.byteLength };
 }
 
 export interface LayerFiles {
@@ -123,36 +190,42 @@ export async function decodeLayerFiles(
 ): Promise<Layers> {
   const rgb = (f: string) => sharp(f).removeAlpha().toColourspace('srgb').raw().toBuffer();
   const grey8 = (f: string) => sharp(f).toColourspace('b-w').raw().toBuffer();
-  const light = async (f: string, depth: 8 | 16) => {
-    if (depth === 16) return toShared16(await sharp(f).toColourspace('grey16').raw({ depth: 'ushort' }).toBuffer());
-    // 8-bit light layers hold linear light through the sRGB curve (docs/asset-format.md)
-    const b8 = await grey8(f);
-    const out = sharedU16(b8.length);
-    const lut = new Uint16Array(256);
-    for (let i = 0; i < 256; i++) lut[i] = Math.round(LIGHT8_TO_LINEAR[i]! * 65535);
-    for (let i = 0; i < b8.length; i++) out[i] = lut[b8[i]!]!;
-    return out;
-  };
-  const [base, paint, diffuse, specular, shadow, coverage] = await Promise.all([
-    rgb(files.base).then(toShared8),
-    grey8(files.paint).then(toShared8),
+  // 16-bit light layers as decoded; 8-bit ones hold linear light through the sRGB curve (docs/asset-format.md)
+  const light = async (f: string, depth: 8 | 16): Promise<{ depth: 8 | 16; buf: Buffer }> =>
+    depth === 16 ? { depth, buf: await sharp(f).toColourspace('grey16').raw({ depth: 'ushort' }).toBuffer() } : { depth, buf: await grey8(f) };
+  const [b, p, d, s, sh, cv] = await Promise.all([
+    rgb(files.base),
+    grey8(files.paint),
     light(files.diffuse, lightDepth.diffuse),
     light(files.specular, lightDepth.specular),
-    files.shadow ? grey8(files.shadow).then(toShared8) : Promise.resolve(null),
-    files.coverage ? grey8(files.coverage).then(toShared8) : Promise.resolve(null),
+    files.shadow ? grey8(files.shadow) : Promise.resolve(null),
+    files.coverage ? grey8(files.coverage) : Promise.resolve(null),
   ]);
   const px = width * height;
+  const lightPx = (l: { depth: 8 | 16; buf: Buffer }) => (l.depth === 16 ? l.buf.length / 2 : l.buf.length);
   if (
-    base.length !== px * 3 ||
-    paint.length !== px ||
-    diffuse.length !== px ||
-    specular.length !== px ||
-    (shadow && shadow.length !== px) ||
-    (coverage && coverage.length !== px)
+    b.length !== px * 3 ||
+    p.length !== px ||
+    lightPx(d) !== px ||
+    lightPx(s) !== px ||
+    (sh && sh.length !== px) ||
+    (cv && cv.length !== px)
   ) {
     throw new Error(`${key}: decoded layer sizes do not match ${width}x${height}`);
   }
-  return makeLayers(key, { width, height, base, paint, diffuse, specular, shadow, coverage });
+  const planes = allocPlanes(key, width, height, { shadow: sh !== null, coverage: cv !== null });
+  const { base, paint, diffuse, specular, shadow, coverage, arena } = planes;
+  base.set(b);
+  paint.set(p);
+  if (shadow && sh) shadow.set(sh);
+  if (coverage && cv) coverage.set(cv);
+  const lut = new Uint16Array(256);
+  for (let i = 0; i < 256; i++) lut[i] = Math.round(LIGHT8_TO_LINEAR[i]! * 65535);
+  for (const [l, out] of [[d, diffuse], [s, specular]] as const) {
+    if (l.depth === 16) out.set(new Uint16Array(l.buf.buffer, l.buf.byteOffset, px));
+    else for (let i = 0; i < px; i++) out[i] = lut[l.buf[i]!]!;
+  }
+  return makeLayers(key, { width, height, base, paint, diffuse, specular, shadow, coverage, arena });
 }
 
 /**
@@ -226,12 +299,7 @@ export function reduceLayers(key: string, src: Layers, ratio: 2 | 1.5): Layers {
   const ty = axisTaps(H, footprint, src.height, g.footprint, g.fullHeight);
   const w = src.width;
   const N = W * H;
-  const base = sharedU8(N * 3);
-  const paint = sharedU8(N);
-  const diffuse = sharedU16(N);
-  const specular = sharedU16(N);
-  const shadow = src.shadow ? sharedU8(N) : null;
-  const coverage = src.coverage ? sharedU8(N) : null;
+  const { base, paint, diffuse, specular, shadow, coverage, arena } = allocPlanes(key, W, H, { shadow: src.shadow !== null, coverage: src.coverage !== null });
   const L = SRGB8_TO_LINEAR;
   const Q = LINEAR_LUT_SIZE - 1;
   const sb = src.base;
@@ -301,7 +369,7 @@ export function reduceLayers(key: string, src: Layers, ratio: 2 | 1.5): Layers {
     }
   }
   const level: LevelGeometry = { footprint, fullWidth: g.fullWidth, fullHeight: g.fullHeight };
-  return { ...makeLayers(key, { width: W, height: H, base, paint, diffuse, specular, shadow, coverage }), level };
+  return { ...makeLayers(key, { width: W, height: H, base, paint, diffuse, specular, shadow, coverage, arena }), level };
 }
 
 /** The next level down: each pixel the exact average of a 2×2 block (reduceLayers). */

@@ -118,13 +118,20 @@ describe('cpu kernel', function () {
             compositeRows(input, y0!, y1!);
           }
           expect(Buffer.compare(Buffer.from(banded), Buffer.from(plain)), `${view} ${color} bands`).to.equal(0);
-          // the WebAssembly kernel (what the backend runs), with and without runs, in bands
-          for (const runs of [true, false]) {
+          // the WebAssembly kernel (what the backend runs), with and without runs, in bands: on the
+          // planes in place in their arena (from two threads' scratch rows), and copied in without one
+          expect(ctx.layers!.arena, 'the store allocates layers in an arena').to.not.equal(undefined);
+          for (const [runs, arena, slot] of [
+            [true, true, 0],
+            [false, true, 3],
+            [true, false, 0],
+            [false, false, 0],
+          ] as const) {
             const w = new Uint8Array(n).fill(77);
-            const wi = { ...kernelInput(job, w), ...(runs ? {} : { runs: null }) };
-            wasm.compositeRows(wi, 0, 5);
-            wasm.compositeRows(wi, 5, H);
-            expect(Buffer.compare(Buffer.from(w), Buffer.from(plain)), `${view} ${color} wasm, runs ${runs}`).to.equal(0);
+            const wi = { ...kernelInput(job, w), ...(runs ? {} : { runs: null }), ...(arena ? {} : { arena: null }) };
+            wasm.compositeRows(wi, 0, 5, slot);
+            wasm.compositeRows(wi, 5, H, slot);
+            expect(Buffer.compare(Buffer.from(w), Buffer.from(plain)), `${view} ${color} wasm, runs ${runs}, arena ${arena}`).to.equal(0);
           }
           const pooled = await pool.composite(job);
           expect(Buffer.compare(Buffer.from(pooled.data), Buffer.from(plain)), `${view} ${color} pool`).to.equal(0);

@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ARENA_HEADER_BYTES, allocPlanes, makeLayers } from '../../renderer/assets/layers.ts';
+import { kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { KERNEL_WASM_URL, WasmKernel } from '../../renderer/backends/cpu/wasm-kernel.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -38,5 +40,50 @@ describe('cpu kernel, WebAssembly build', function () {
 
   it('refuses to start on a broken module instead of falling back', () => {
     expect(() => new WasmKernel(new Uint8Array([0, 97, 115, 109, 1, 0, 0]))).to.throw().with.property('name', 'CompileError');
+  });
+
+  it('runs on layers in place in their arena, counts the whole arena, and lets go of it when told', () => {
+    const mk = (key: string) => {
+      const p = allocPlanes(key, 50, 20, { shadow: true, coverage: false });
+      for (let i = 0; i < 1000; i++) {
+        p.paint[i] = i % 7 === 0 ? 0 : (i * 37) & 255;
+        p.shadow![i] = i % 5 === 0 ? 90 : 0;
+        p.diffuse[i] = (i * 977) & 0xffff;
+        p.specular[i] = (i * 131) & 0xffff;
+        p.base[i * 3] = i & 255;
+      }
+      return makeLayers(key, p);
+    };
+    const l = mk('a');
+    const mem = l.arena!.memory.buffer;
+    // every plane past the kernel's header and the scratch rows, in the one memory, which bytes counts whole
+    for (const p of [l.base, l.paint, l.diffuse, l.specular, l.shadow!]) {
+      expect(p.buffer).to.equal(mem);
+      expect(p.byteOffset % 64).to.equal(0);
+      expect(p.byteOffset).to.be.at.least(ARENA_HEADER_BYTES + 16 * l.arena!.slotBytes);
+    }
+    expect(l.bytes).to.equal(mem.byteLength + l.runs!.rowStart.byteLength + l.runs!.xs.byteLength);
+    const k = new WasmKernel();
+    const job = {
+      layers: l,
+      color: [0.4, 0.1, 0.05] as [number, number, number],
+      neutral: [0.5, 0.5, 0.5] as [number, number, number],
+      calibration: { diffuseGain: 1.1, specularFloor: 0.02 },
+      shadow: true,
+      plate: null,
+      transparent: null,
+    };
+    const a = new Uint8Array(3000);
+    const b = new Uint8Array(3000);
+    k.compositeRows(kernelInput(job as never, a), 0, 20, 1);
+    k.compositeRows({ ...kernelInput(job as never, b), arena: null }, 0, 20);
+    expect(Buffer.compare(Buffer.from(a), Buffer.from(b))).to.equal(0);
+    expect(k.arenaInstances).to.equal(1);
+    // a few arenas' instances kept, the oldest dropped; forget drops the key's at once
+    for (const key of ['b', 'c', 'd', 'e', 'f']) k.compositeRows(kernelInput({ ...job, layers: mk(key) } as never, a), 0, 20);
+    expect(k.arenaInstances).to.equal(4);
+    k.forget('f');
+    expect(k.arenaInstances).to.equal(3);
+    expect(() => k.compositeRows(kernelInput(job as never, a), 0, 20, 16)).to.throw(/slot/);
   });
 });

@@ -3,6 +3,7 @@ import type { Logger } from '../../../shared/logger.ts';
 import type { CompositeJob, Compositor, RgbImage } from '../backend.ts';
 import type { PlateTexture } from '../../plate/plate-raster.ts';
 import { SharedMemoryReclaimer } from '../../cache/reclaim.ts';
+import { ARENA_SLOTS } from '../../assets/layers.ts';
 import { BufferPool } from './buffer-pool.ts';
 
 /** Bytes of pictures dropped from the pool after which the workers are asked to collect. */
@@ -16,6 +17,8 @@ export const OUTPUT_POOL_BYTES = 48 * 1024 * 1024;
 interface Slot {
   worker: Worker;
   busy: boolean;
+  /** The worker's scratch row in the layers' arenas (layers.ts ARENA_SLOTS; 0 is the main thread's). */
+  index: number;
 }
 interface Pending {
   input: KernelInput;
@@ -55,6 +58,7 @@ export function kernelInput(job: CompositeJob, out: Uint8Array): KernelInput {
   const l = job.layers;
   return {
     runs: l.runs ?? null,
+    arena: l.arena ?? null,
     width: l.width,
     height: l.height,
     base: l.base,
@@ -115,18 +119,21 @@ export class CpuCompositor implements Compositor {
 
   /** `inlineMaxPixels`: pictures up to this size are composited on the calling thread (default INLINE_MAX_PIXELS; tests pass 0 to use the workers). */
   static async create(opts: { workers: number; logger: Logger; inlineMaxPixels?: number }): Promise<CpuCompositor> {
-    const c = new CpuCompositor(Math.max(0, opts.workers), opts.logger, opts.inlineMaxPixels ?? INLINE_MAX_PIXELS);
-    await Promise.all(Array.from({ length: c.size }, () => c.spawn()));
+    // each worker has its own scratch row in every layers arena (slot 0 is the main thread's)
+    const workers = Math.min(Math.max(0, opts.workers), ARENA_SLOTS - 1);
+    if (workers < opts.workers) opts.logger.warn({ asked: opts.workers, workers }, 'cpu workers capped by the layers arenas\' scratch rows');
+    const c = new CpuCompositor(workers, opts.logger, opts.inlineMaxPixels ?? INLINE_MAX_PIXELS);
+    await Promise.all(Array.from({ length: c.size }, (_, i) => c.spawn(i + 1)));
     return c;
   }
 
-  private spawn(): Promise<void> {
+  private spawn(index: number): Promise<void> {
     return new Promise((resolve, reject) => {
       // compiled (container image): the worker's .js directly; from source: boot.mjs registers tsx first
       const worker = import.meta.url.endsWith('.js')
         ? new Worker(new URL('./worker.js', import.meta.url))
         : new Worker(new URL('./boot.mjs', import.meta.url), { workerData: { entry: new URL('./worker.ts', import.meta.url).href } });
-      const slot: Slot = { worker, busy: false };
+      const slot: Slot = { worker, busy: false, index };
       let ready = false;
       worker.on('message', (m: { ready?: boolean; id?: number; ok?: boolean; error?: string }) => {
         if (m.ready) {
@@ -160,7 +167,7 @@ export class CpuCompositor implements Compositor {
               p.reject(new Error('cpu worker exited'));
             }
           }
-          this.spawn().catch(() => undefined);
+          this.spawn(index).catch(() => undefined);
         }
       });
     });
@@ -174,7 +181,7 @@ export class CpuCompositor implements Compositor {
       const id = this.nextId++;
       slot.busy = true;
       this.pending.set(id, Object.assign(job, { slot }));
-      slot.worker.postMessage({ id, input: job.input, y0: job.y0, y1: job.y1 });
+      slot.worker.postMessage({ id, input: job.input, y0: job.y0, y1: job.y1, slot: slot.index });
     }
   }
 
@@ -213,8 +220,13 @@ export class CpuCompositor implements Compositor {
     }
   }
 
-  /** Layers left the asset cache: the workers should let go of them too (worker.ts). */
-  forget(_layersKey: string): void {
+  /**
+   * Layers left the asset cache: every thread drops its kernel instance on their arena (which holds
+   * the arena's memory), and the workers collect (worker.ts), so the memory is freed.
+   */
+  forget(layersKey: string): void {
+    this.inline.forget(layersKey);
+    for (const s of this.slots) s.worker.postMessage({ forget: layersKey });
     this.collectWorkersSoon();
   }
 

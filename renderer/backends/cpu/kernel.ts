@@ -1,6 +1,6 @@
 import { LUMA, SRGB8_TO_LINEAR } from '../../color/srgb.ts';
 import { PLATE_WHITE_LINEAR, SHOULDER_KNEE } from '../backend.ts';
-import type { ActiveRuns } from '../../assets/layers.ts';
+import type { ActiveRuns, LayerArena } from '../../assets/layers.ts';
 import { SHADED, encodeSrgb8 } from './srgb8.ts';
 
 export interface KernelInput {
@@ -14,6 +14,8 @@ export interface KernelInput {
   coverage: Uint8Array | null;
   /** Where paint or shadow is non-zero (layers.ts `activeRuns`); null = every pixel. */
   runs: ActiveRuns | null;
+  /** The shared WebAssembly memory the planes are views of (layers.ts `allocPlanes`): the wasm kernel reads them in place. */
+  arena?: LayerArena | null;
   color: [number, number, number];
   neutral: [number, number, number];
   gain: number;

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { SRGB8_TO_LINEAR } from '../../color/srgb.ts';
+import { ARENA_HEADER_BYTES, ARENA_SLOTS, type LayerArena } from '../../assets/layers.ts';
 import { generalRow, transparentRange, type KernelInput } from './kernel.ts';
 import { SHADED, encodeTables } from './srgb8.ts';
 
@@ -10,38 +11,66 @@ export const KERNEL_WASM_URL = new URL('./wasm/kernel.wasm', import.meta.url);
 interface WasmGlobal {
   value: number;
 }
+interface WasmMemory {
+  readonly buffer: SharedArrayBuffer;
+  grow(pages: number): number;
+}
 declare const WebAssembly: {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: object) => { exports: object };
+  Memory: new (d: { initial: number; maximum: number; shared: true }) => WasmMemory;
 };
 
 interface Exports {
-  memory: { buffer: ArrayBuffer; grow(pages: number): number };
   LO: WasmGlobal;
   THR: WasmGlobal;
   LIN: WasmGlobal;
   SHADED: WasmGlobal;
   SCRATCH: WasmGlobal;
+  HEADER: WasmGlobal;
   setup(tr: number, tg: number, tb: number, nr: number, ng: number, nb: number, gain: number, floor: number): void;
-  opaqueSpan(n: number, pm: number, ps: number, pd: number, pq: number, rgb: number): void;
+  opaqueSpan(n: number, pm: number, ps: number, pd: number, pq: number, src: number, rgb: number): void;
   transparentSpan(n: number, pc: number, pm: number, ps: number, pd: number, pq: number, rgb: number, out: number, gr: number, gg: number, gb: number): void;
 }
 
+/** An instance of the kernel on one memory (the kernel imports its memory). */
+interface Bound {
+  x: Exports;
+  memory: { readonly buffer: SharedArrayBuffer };
+  mem8: Uint8Array;
+  /** The arena's id and key (LayerArena); 0 and '' for the thread's own scratch memory. */
+  id: number;
+  key: string;
+}
+
+/**
+ * Instances kept per thread on layers arenas, most recently used last. Renders of one view at one
+ * size reuse one; each holds its arena's memory alive, so the number is small and the compositor's
+ * `forget` (the Layers left the asset cache) drops an arena's instance at once.
+ */
+const ARENA_INSTANCES = 4;
+
 /**
  * The cpu backend's kernel: ./kernel.ts `compositeRows` with the opaque rows' runs (the hot part:
- * paint and shadow on the studio backdrop) computed by WebAssembly. The layers stay in their
- * SharedArrayBuffers; per row, the span from its first run's start to its last run's end is copied
- * into this instance's own memory (one memcpy a plane, cache-hot afterwards), composited there, and
- * its RGB copied back into the output. With the transparent background every pixel of the row is
- * computed (the same way, whole rows). Rows the plate crosses get the plate's box again in JavaScript
- * (kernel.ts, the whole formula with the plate), which is a few thousand pixels.
- * One instance per thread; loading it throws, loudly, if the module is missing or broken.
+ * paint and shadow on the studio backdrop) computed by WebAssembly.
+ *
+ * Layers made by the asset store have their planes in one shared WebAssembly memory (layers.ts
+ * `allocPlanes`); the module is instantiated on that memory (once per arena per thread, a few
+ * kept) and reads the planes in place; it writes each span's output into this thread's scratch row
+ * in the arena (`slot`), which is copied into the output picture (3 bytes a pixel). Inputs whose
+ * planes are not in an arena (tests, hand-made layers) go through an instance on this thread's own
+ * memory, each row's span copied in and out as before.
+ *
+ * With the transparent background every pixel of the row is computed (whole rows). Rows the plate
+ * crosses get the plate's box again in JavaScript (kernel.ts, the whole formula with the plate),
+ * which is a few thousand pixels. Loading throws, loudly, if the module is missing or broken.
  */
 export class WasmKernel {
-  private readonly x: Exports;
+  private readonly module: object;
+  private readonly own: Bound;
+  private readonly arenas: Bound[] = [];
   private readonly scratch: number;
   private cap = 0;
-  private mem8!: Uint8Array;
   private mem16!: Uint16Array;
   private pm = 0;
   private ps = 0;
@@ -52,25 +81,60 @@ export class WasmKernel {
   private rgba = 0;
 
   constructor(bytes: Uint8Array = fs.readFileSync(KERNEL_WASM_URL)) {
-    const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { abort: wasmAbort } });
-    this.x = instance.exports as unknown as Exports;
-    this.scratch = this.x.SCRATCH.value;
+    this.module = new WebAssembly.Module(bytes);
+    // grows as wide pictures need (the module declares at most 65536 pages)
+    this.own = this.instantiate(new WebAssembly.Memory({ initial: ARENA_HEADER_BYTES / 65536, maximum: 65536, shared: true }), 0, '');
+    if (this.own.x.HEADER.value !== ARENA_HEADER_BYTES) {
+      throw new Error(`cpu kernel (wasm) reserves ${this.own.x.HEADER.value} bytes, layers.ts ARENA_HEADER_BYTES is ${ARENA_HEADER_BYTES}`);
+    }
+    this.scratch = this.own.x.SCRATCH.value;
     this.ensure(4096);
-    const { lo, thr } = encodeTables();
-    const u8 = new Uint8Array(this.x.memory.buffer);
-    const f64 = new Float64Array(this.x.memory.buffer);
-    u8.set(lo, this.x.LO.value);
-    f64.set(thr, this.x.THR.value / 8);
-    f64.set(SRGB8_TO_LINEAR, this.x.LIN.value / 8);
-    u8.set(SHADED, this.x.SHADED.value);
   }
 
-  /** Room in the scratch for a span of `n` pixels: paint, shadow, coverage (u8), diffuse, specular (u16), RGB, RGBA. */
+  /** The module on `memory`, with the tables written into its header (the same bytes every time, so instances on one arena in several threads agree). */
+  private instantiate(memory: { readonly buffer: SharedArrayBuffer }, id: number, key: string): Bound {
+    const instance = new WebAssembly.Instance(this.module, { env: { abort: wasmAbort, memory } });
+    const x = instance.exports as unknown as Exports;
+    const { lo, thr } = encodeTables();
+    const u8 = new Uint8Array(memory.buffer);
+    const f64 = new Float64Array(memory.buffer, 0, ARENA_HEADER_BYTES / 8);
+    u8.set(lo, x.LO.value);
+    f64.set(thr, x.THR.value / 8);
+    f64.set(SRGB8_TO_LINEAR, x.LIN.value / 8);
+    u8.set(SHADED, x.SHADED.value);
+    return { x, memory, mem8: u8, id, key };
+  }
+
+  /** The instance on `arena`, made on first use; the least recently used one dropped past ARENA_INSTANCES. */
+  private bind(arena: LayerArena): Bound {
+    const i = this.arenas.findIndex((b) => b.id === arena.id);
+    if (i >= 0) {
+      const b = this.arenas[i]!;
+      if (i !== this.arenas.length - 1) this.arenas.push(...this.arenas.splice(i, 1));
+      return b;
+    }
+    const b = this.instantiate(arena.memory, arena.id, arena.key);
+    this.arenas.push(b);
+    if (this.arenas.length > ARENA_INSTANCES) this.arenas.shift();
+    return b;
+  }
+
+  /** The Layers `key` left the cache: drop the instances on its arenas, so their memory can be freed. */
+  forget(key: string): void {
+    for (let i = this.arenas.length - 1; i >= 0; i--) if (this.arenas[i]!.key === key) this.arenas.splice(i, 1);
+  }
+
+  /** Arenas this thread holds an instance on (tests). */
+  get arenaInstances(): number {
+    return this.arenas.length;
+  }
+
+  /** Room in the own scratch for a span of `n` pixels: paint, shadow, coverage (u8), diffuse, specular (u16), RGB, RGBA. */
   private ensure(n: number): void {
     if (n <= this.cap) return;
     const cap = Math.ceil(n / 64) * 64;
     const need = this.scratch + cap * 14;
-    const mem = this.x.memory;
+    const mem = this.own.memory as WasmMemory;
     if (need > mem.buffer.byteLength) mem.grow(Math.ceil((need - mem.buffer.byteLength) / 65536));
     this.cap = cap;
     this.pd = this.scratch;
@@ -80,51 +144,83 @@ export class WasmKernel {
     this.rgb = this.ps + cap;
     this.pc = this.rgb + cap * 3;
     this.rgba = this.pc + cap;
-    this.mem8 = new Uint8Array(mem.buffer);
+    // a shared memory's buffer is replaced when it grows
+    this.own.mem8 = new Uint8Array(mem.buffer);
     this.mem16 = new Uint16Array(mem.buffer);
   }
 
-  /** Rows [y0, y1) of the picture, the same bytes as kernel.ts `compositeRows`. */
-  compositeRows(k: KernelInput, y0: number, y1: number): void {
-    this.x.setup(k.color[0], k.color[1], k.color[2], k.neutral[0], k.neutral[1], k.neutral[2], k.gain, k.floor);
-    if (k.backdrop !== null && k.coverage !== null) this.transparentRows(k, y0, y1);
-    else this.opaqueRows(k, y0, y1);
+  /**
+   * Rows [y0, y1) of the picture, the same bytes as kernel.ts `compositeRows`. `slot`: this thread's
+   * scratch row in the layers' arena (0 on the main thread; each worker its own, below ARENA_SLOTS).
+   */
+  compositeRows(k: KernelInput, y0: number, y1: number, slot = 0): void {
+    const arena = k.arena ?? null;
+    let b: Bound;
+    let dst = 0;
+    if (arena !== null) {
+      if (!(slot >= 0 && slot < ARENA_SLOTS)) throw new Error(`cpu kernel: scratch slot ${slot} outside [0, ${ARENA_SLOTS})`);
+      b = this.bind(arena);
+      dst = arena.scratch + slot * arena.slotBytes;
+    } else {
+      b = this.own;
+      this.ensure(k.width);
+    }
+    b.x.setup(k.color[0], k.color[1], k.color[2], k.neutral[0], k.neutral[1], k.neutral[2], k.gain, k.floor);
+    if (k.backdrop !== null && k.coverage !== null) this.transparentRows(b, arena !== null, dst, k, y0, y1);
+    else this.opaqueRows(b, arena !== null, dst, k, y0, y1);
   }
 
-  /** Every pixel of each row (coverage has no runs); the plate's pixels again in JavaScript. */
-  private transparentRows(k: KernelInput, y0: number, y1: number): void {
+  /**
+   * Every pixel of each row (coverage has no runs); the plate's pixels again in JavaScript. In place
+   * (`direct`): the planes read where they are, RGBA written at `dst`; otherwise copied into the own scratch.
+   */
+  private transparentRows(bd0: Bound, direct: boolean, dst: number, k: KernelInput, y0: number, y1: number): void {
     const { width, height, base, paint, diffuse, specular, shadow, out } = k;
     const coverage = k.coverage!;
     const bd = k.backdrop!;
-    this.ensure(width);
-    const { mem8, mem16, pm, pd, pq, rgb, pc, rgba } = this;
-    const ps = shadow === null ? 0 : this.ps;
+    const x = bd0.x;
+    const mem8 = bd0.mem8;
+    const mem16 = this.mem16;
     const pb = k.plate ? k.plate.bbox : null;
     for (let y = y0; y < y1; y++) {
       const i0 = y * width;
       const i1 = i0 + width;
-      mem8.set(coverage.subarray(i0, i1), pc);
-      mem8.set(paint.subarray(i0, i1), pm);
-      if (shadow !== null) mem8.set(shadow.subarray(i0, i1), ps);
-      mem16.set(diffuse.subarray(i0, i1), pd >> 1);
-      mem16.set(specular.subarray(i0, i1), pq >> 1);
-      mem8.set(base.subarray(i0 * 3, i1 * 3), rgb);
+      let pc: number, pm: number, ps: number, pd: number, pq: number, rgb: number, rgba: number;
+      if (direct) {
+        pc = coverage.byteOffset + i0;
+        pm = paint.byteOffset + i0;
+        ps = shadow === null ? 0 : shadow.byteOffset + i0;
+        pd = diffuse.byteOffset + i0 * 2;
+        pq = specular.byteOffset + i0 * 2;
+        rgb = base.byteOffset + i0 * 3;
+        rgba = dst;
+      } else {
+        ({ pc, pm, pd, pq, rgb, rgba } = this);
+        ps = shadow === null ? 0 : this.ps;
+        mem8.set(coverage.subarray(i0, i1), pc);
+        mem8.set(paint.subarray(i0, i1), pm);
+        if (shadow !== null) mem8.set(shadow.subarray(i0, i1), ps);
+        mem16.set(diffuse.subarray(i0, i1), pd >> 1);
+        mem16.set(specular.subarray(i0, i1), pq >> 1);
+        mem8.set(base.subarray(i0 * 3, i1 * 3), rgb);
+      }
       // the backdrop at this row, as kernel.ts transparentRange computes it
       const t = height > 1 ? y / (height - 1) : 0;
       const gr = bd.top[0] + (bd.bottom[0] - bd.top[0]) * t;
       const gg = bd.top[1] + (bd.bottom[1] - bd.top[1]) * t;
       const gb = bd.top[2] + (bd.bottom[2] - bd.top[2]) * t;
-      this.x.transparentSpan(width, pc, pm, ps, pd, pq, rgb, rgba, gr, gg, gb);
+      x.transparentSpan(width, pc, pm, ps, pd, pq, rgb, rgba, gr, gg, gb);
       out.set(mem8.subarray(rgba, rgba + width * 4), i0 * 4);
       if (pb !== null && y >= pb[1] && y < pb[3] && pb[0] < pb[2]) transparentRange(k, y, pb[0], pb[2]);
     }
   }
 
-  private opaqueRows(k: KernelInput, y0: number, y1: number): void {
+  private opaqueRows(bd: Bound, direct: boolean, dst: number, k: KernelInput, y0: number, y1: number): void {
     const { width, base, paint, diffuse, specular, shadow, out } = k;
-    this.ensure(width);
-    const x = this.x;
-    const { mem8, mem16, pm, pd, pq, rgb } = this;
+    const x = bd.x;
+    const mem8 = bd.mem8;
+    const mem16 = this.mem16;
+    const { pm, pd, pq, rgb } = this;
     const ps = shadow === null ? 0 : this.ps;
     const pb = k.plate ? k.plate.bbox : null;
     const rowStart = k.runs ? k.runs.rowStart : null;
@@ -151,13 +247,27 @@ export class WasmKernel {
         const i1 = row + b;
         const n = b - a;
         copyBase(i0);
-        mem8.set(paint.subarray(i0, i1), pm);
-        if (shadow !== null) mem8.set(shadow.subarray(i0, i1), ps);
-        mem16.set(diffuse.subarray(i0, i1), pd >> 1);
-        mem16.set(specular.subarray(i0, i1), pq >> 1);
-        mem8.set(base.subarray(i0 * 3, i1 * 3), rgb);
-        x.opaqueSpan(n, pm, ps, pd, pq, rgb);
-        out.set(mem8.subarray(rgb, rgb + n * 3), i0 * 3);
+        if (direct) {
+          // the planes in place; the base copied into the output row by the kernel itself
+          x.opaqueSpan(
+            n,
+            paint.byteOffset + i0,
+            shadow === null ? 0 : shadow.byteOffset + i0,
+            diffuse.byteOffset + i0 * 2,
+            specular.byteOffset + i0 * 2,
+            base.byteOffset + i0 * 3,
+            dst,
+          );
+          out.set(mem8.subarray(dst, dst + n * 3), i0 * 3);
+        } else {
+          mem8.set(paint.subarray(i0, i1), pm);
+          if (shadow !== null) mem8.set(shadow.subarray(i0, i1), ps);
+          mem16.set(diffuse.subarray(i0, i1), pd >> 1);
+          mem16.set(specular.subarray(i0, i1), pq >> 1);
+          mem8.set(base.subarray(i0 * 3, i1 * 3), rgb);
+          x.opaqueSpan(n, pm, ps, pd, pq, rgb, rgb);
+          out.set(mem8.subarray(rgb, rgb + n * 3), i0 * 3);
+        }
         done = i1;
       }
       if (pb !== null && y >= pb[1] && y < pb[3] && pb[0] < pb[2]) {

@@ -32,13 +32,18 @@ function collectSoon(): void {
 const kernel = new WasmKernel();
 
 /** A cpu compositing worker: runs the kernel on a band of rows of shared buffers and answers with the job id. */
-parentPort!.on('message', (msg: { id: number; input: KernelInput; y0: number; y1: number } | { collect: true }) => {
+parentPort!.on('message', (msg: { id: number; input: KernelInput; y0: number; y1: number; slot: number } | { collect: true } | { forget: string }) => {
   if ('collect' in msg) {
     collectSoon();
     return;
   }
+  if ('forget' in msg) {
+    // the Layers left the cache: this thread's instance on its arena must not keep the memory alive
+    kernel.forget(msg.forget);
+    return;
+  }
   try {
-    kernel.compositeRows(msg.input, msg.y0, msg.y1);
+    kernel.compositeRows(msg.input, msg.y0, msg.y1, msg.slot);
     parentPort!.postMessage({ id: msg.id, ok: true });
   } catch (e) {
     parentPort!.postMessage({ id: msg.id, ok: false, error: (e as Error).stack ?? String(e) });

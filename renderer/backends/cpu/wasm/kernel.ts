@@ -4,9 +4,12 @@
 // arithmetic, so both give the same bytes; the tables (sRGB decode, exact encode, shadowed backdrop)
 // are the JavaScript ones, copied into this module's memory by wasm-kernel.ts at instantiation.
 //
-// Memory: [0, SCRATCH) tables; from SCRATCH one row's span of each plane (wasm-kernel.ts copies
-// the span in, calls `opaqueSpan`, copies the RGB back). The module's memory is its own (not shared),
-// one per worker; the layers stay in their SharedArrayBuffers.
+// Memory (imported, shared: asconfig.json): [0, SCRATCH) the tables, written by wasm-kernel.ts at
+// instantiation; the module has no data segments and no shadow stack, and its static data (none
+// today) would start at asconfig's memoryBase, inside the header. [0, HEADER) is reserved in every
+// memory this kernel runs on: a layers arena (../../../assets/layers.ts `allocPlanes`: the planes
+// at offsets past the header, the kernel reads them in place) or wasm-kernel.ts's own scratch memory
+// (spans copied in, for inputs that are not in an arena).
 
 /** Encode table: LO[bucket] (u8 × 4096), THR[code] (f64 × 256): see ../srgb8.ts. */
 export const LO: usize = 0;
@@ -16,6 +19,8 @@ export const LIN: usize = THR + 256 * 8;
 /** SHADED[shadow << 8 | code] (u8 × 65536). */
 export const SHADED: usize = LIN + 256 * 8;
 export const SCRATCH: usize = SHADED + 65536;
+/** Bytes reserved at the start of every memory (layers.ts ARENA_HEADER_BYTES must equal it; checked at load). */
+export const HEADER: usize = 131072;
 
 const K: f64 = 0.9; // SHOULDER_KNEE
 const INV_1K: f64 = 1.0 / (1.0 - K);
@@ -99,10 +104,12 @@ export function setup(r: f64, g: f64, b: f64, n0: f64, n1: f64, n2: f64, gn: f64
 
 /**
  * `n` pixels of one row: paint (u8) at `pm`, shadow (u8) at `ps` (0: no shadow), diffuse and
- * specular (u16) at `pd`, `pq`, and the base (RGB u8) at `rgb`, overwritten with the output.
+ * specular (u16) at `pd`, `pq`, the base (RGB u8) at `src`, the output (RGB u8) at `rgb` (the base
+ * is copied there first unless `src` is `rgb`, then overwritten where paint or shadow is).
  * ../kernel.ts `opaqueRows`, pixel for pixel, without the plate.
  */
-export function opaqueSpan(n: i32, pm: usize, ps: usize, pd: usize, pq: usize, rgb: usize): void {
+export function opaqueSpan(n: i32, pm: usize, ps: usize, pd: usize, pq: usize, src: usize, rgb: usize): void {
+  if (src != rgb) memory.copy(rgb, src, <usize>n * 3);
   const hasShadow = ps != 0;
   for (let i = 0; i < n; i++) {
     const o = rgb + <usize>i * 3;
