@@ -468,6 +468,11 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
   });
 
   it('a banned member is refused: the open session ends and sign-in answers 403', async () => {
+    // Start from a page whose calls have all come back. The contract page asks for its figures after its
+    // heading shows: a call still in flight when the ban lands is refused first, ends the session and
+    // takes the navigation away, and the click below then waits for a link that is gone (seen at load 13).
+    await page.goto(`${base}/dashboard/`);
+    await page.getByTestId('contract-figures').waitFor();
     const unusedLink = await signInLink();
     await gw.admin.ban(memberId);
     try {

@@ -9,7 +9,9 @@ import { ServiceError } from '../../shared/errors.ts';
 import { createRendererClient } from '../../shared/render-client.ts';
 import { makeSyntheticSet } from '../../renderer/assets/make-synthetic-set.ts';
 import { readSetMeta } from '../../renderer/assets/set-format.ts';
-import { readAll, renderBytes, req, startTestServer, testAssets } from './helpers.ts';
+import { startRendererServer, type RendererInternals } from '../../renderer/server.ts';
+import { loadRendererConfig } from '../../shared/config.ts';
+import { quietLogger, readAll, renderBytes, req, startTestServer, testAssets } from './helpers.ts';
 
 describe('renderer lifecycle, back-pressure and asset validation', function () {
   this.timeout(60_000);
@@ -34,22 +36,41 @@ describe('renderer lifecycle, back-pressure and asset validation', function () {
     }
   });
 
-  it('finishes in-flight renders on close, then reports not serving / unavailable', async () => {
-    const s = await startTestServer();
-    const inflight = renderBytes(s.client, req({ view: 'rear', width: 2400, color: '#777777', format: 'png' }));
-    await new Promise((r) => setTimeout(r, 30));
-    const client2 = createRendererClient({ addresses: `127.0.0.1:${s.port}` });
-    await s.close();
-    const done = await inflight;
-    expect((await sharp(done.bytes).metadata()).width).to.equal(2400);
+  it('finishes in-flight renders on close, then reports not serving / unavailable', async function () {
+    this.timeout(120_000);
+    let internals: RendererInternals | null = null;
+    const server = await startRendererServer({
+      config: { ...loadRendererConfig({ RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1', ASSETS_DIR: await testAssets(), RENDER_BACKEND: 'cpu' }), workers: 2 },
+      logger: quietLogger,
+      onInternals: (i) => (internals = i),
+    });
+    const client = createRendererClient({ addresses: `127.0.0.1:${server.port}` });
+    const client2 = createRendererClient({ addresses: `127.0.0.1:${server.port}` });
     try {
-      await client2.render(req(), { deadlineMs: 2000 });
-      expect.fail('render after close succeeded');
-    } catch (e) {
-      expect((e as ServiceError).code).to.be.oneOf(['unavailable', 'deadline_exceeded']);
+      const inflight = renderBytes(client, req({ view: 'rear', width: 2400, color: '#777777', format: 'png' }), 60_000);
+      // close only once the renderer holds the render: a fixed sleep lost the race on a loaded machine
+      // (the call had not even connected, and close() refused it as it should)
+      const until = Date.now() + 30_000;
+      while (internals!.service.active === 0) {
+        if (Date.now() > until) throw new Error('the render never reached the renderer');
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      // a grace far above the render's time on a loaded machine: the claim is that close() waits for it
+      await server.close(60_000);
+      const done = await inflight;
+      expect((await sharp(done.bytes).metadata()).width).to.equal(2400);
+      try {
+        await client2.render(req(), { deadlineMs: 2000 });
+        expect.fail('render after close succeeded');
+      } catch (e) {
+        expect((e as ServiceError).code).to.be.oneOf(['unavailable', 'deadline_exceeded']);
+      }
+      expect(await client2.health({ deadlineMs: 500 })).to.equal(false);
+    } finally {
+      client.close();
+      client2.close();
+      await server.close(2000);
     }
-    expect(await client2.health({ deadlineMs: 500 })).to.equal(false);
-    client2.close();
   });
 
   it('retries UNAVAILABLE on the next address', async () => {
