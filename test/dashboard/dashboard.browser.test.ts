@@ -290,12 +290,12 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
     // focus moves in effects after the dialog opens and closes: a moment later on a loaded machine
     await eventually(async () => {
       expect(await inPage<string>(page, 'document.activeElement.textContent')).to.equal('Cancel');
-    }, 5_000);
+    });
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
     await eventually(async () => {
       expect(await inPage<boolean>(page, 'document.activeElement.textContent.startsWith("Revoke")')).to.equal(true);
-    }, 5_000);
+    });
     expect((await fetchFromPage('/v1/makes', createdKey)).status).to.equal(200);
 
     await revokeButton.click();
@@ -400,7 +400,7 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
     // the panel takes focus in an effect after it is drawn: on a loaded machine that is a moment later
     await eventually(async () => {
       expect(await inPage<string>(page, 'document.activeElement.dataset.testid')).to.equal('new-key');
-    }, 5_000);
+    });
 
     // the skip link moves focus to the page
     await page.goto(`${base}/dashboard/usage`);
@@ -409,7 +409,7 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
     await page.keyboard.press('Enter');
     await eventually(async () => {
       expect(await inPage<string>(page, 'location.hash')).to.equal('#main');
-    }, 5_000);
+    });
   });
 
   it('at 375 px wide no page scrolls sideways', async () => {

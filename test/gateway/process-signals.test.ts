@@ -147,12 +147,20 @@ describe('processes: SIGTERM drains and exits 0', function () {
     const renderers = descendants(child.pid!);
     expect(renderers.length, 'the local renderer runs as a child').to.be.greaterThan(0);
 
-    // a request in flight: headers and half the body sent, the rest after SIGTERM
+    // a request in flight: headers and half the body sent, the rest after SIGTERM. Each step waits for
+    // the gateway, not for a clock (fixed sleeps raced on a loaded machine): "100 Continue" says the
+    // server has parsed the headers and holds the request, and the "shutting down" line that it has
+    // begun to drain before the body ends.
     const body = JSON.stringify({ name: 'Created during the drain' });
     const inflight = new Promise<{ status: number; text: string }>((resolve, reject) => {
       const req = http.request(`${base}/admin/v1/organizations`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        headers: {
+          authorization: `Bearer ${adminToken}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          expect: '100-continue',
+        },
         agent: false,
       });
       req.on('response', (res) => {
@@ -161,11 +169,13 @@ describe('processes: SIGTERM drains and exits 0', function () {
         res.on('end', () => resolve({ status: res.statusCode!, text: t }));
       });
       req.on('error', reject);
-      req.write(body.slice(0, 10));
-      setTimeout(() => {
+      req.once('continue', () => {
+        req.write(body.slice(0, 10));
+        const draining = waitForOutput(child, /"msg":"shutting down"/, 60_000);
         child.kill('SIGTERM');
-        setTimeout(() => req.end(body.slice(10)), 700);
-      }, 300);
+        draining.then(() => req.end(body.slice(10)), reject);
+      });
+      req.flushHeaders();
     });
     const answer = await inflight;
     expect(answer.status, answer.text).to.equal(201);
@@ -220,7 +230,13 @@ describe('processes: SIGTERM drains and exits 0', function () {
     expect(text).to.match(/renderer_render_duration_seconds_bucket\{le="15",/);
 
     const inflight = render(1600); // a miss, still running when SIGTERM arrives
-    await new Promise((r) => setTimeout(r, 50));
+    // SIGTERM only once the renderer holds the render (a fixed sleep raced on a loaded machine: a call
+    // that arrives after SIGTERM is refused, as it should be)
+    const until = Date.now() + 60_000;
+    while (!(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()).includes('renderer_renders_in_flight 1')) {
+      if (Date.now() > until) throw new Error('the render never reached the renderer');
+      await new Promise((r) => setTimeout(r, 10));
+    }
     child.kill('SIGTERM');
     const done = await inflight;
     expect(done.n).to.be.greaterThan(1000);
@@ -244,12 +260,14 @@ describe('processes: SIGTERM drains and exits 0', function () {
     }
   });
 
-  it('SIGTERM to `npm start` stops node and the local renderer too', async () => {
+  it('SIGTERM to `npm start` stops node and the local renderer too', async function () {
+    this.timeout(360_000);
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vis-npm-'));
     dirs.push(dataDir);
     const child = spawn('npm', ['start', '--silent'], { cwd: ROOT, env: baseEnv(dataDir, await freePort()), stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
-    await waitForOutput(child, /up at http:\/\/localhost:(\d+)/, 120_000);
+    // npm, then tsx compiling the gateway and the renderer it forks as they load: this case took 97 s in all at load 13
+    await waitForOutput(child, /up at http:\/\/localhost:(\d+)/, 200_000);
     const tree = descendants(child.pid!);
     trees.push(...tree);
     expect(tree.length, 'npm runs node (and node the renderer)').to.be.greaterThan(1);
