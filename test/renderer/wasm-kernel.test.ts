@@ -52,7 +52,7 @@ describe('cpu kernel, WebAssembly build', function () {
         p.specular[i] = (i * 131) & 0xffff;
         p.base[i * 3] = i & 255;
       }
-      return makeLayers(key, p);
+      return makeLayers(key, { width: 50, height: 20, ...p });
     };
     const l = mk('a');
     const mem = l.arena!.memory.buffer;
@@ -78,6 +78,7 @@ describe('cpu kernel, WebAssembly build', function () {
     k.compositeRows(kernelInput(job as never, a), 0, 20, 1);
     k.compositeRows({ ...kernelInput(job as never, b), arena: null }, 0, 20);
     expect(Buffer.compare(Buffer.from(a), Buffer.from(b))).to.equal(0);
+    expect(a.filter((v) => v !== 0).length, 'the picture was composited').to.be.above(1000);
     expect(k.arenaInstances).to.equal(1);
     // a few arenas' instances kept, the oldest dropped; forget drops the key's at once
     for (const key of ['b', 'c', 'd', 'e', 'f']) k.compositeRows(kernelInput({ ...job, layers: mk(key) } as never, a), 0, 20);
