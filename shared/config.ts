@@ -240,7 +240,7 @@ const rendererSchema = z.object({
   RENDER_BACKEND: z.preprocess(emptyAsUndefined, z.enum(RENDER_BACKENDS).default('auto')),
   ASSETS_DIR: optionalString,
   RENDER_CACHE_MB: positiveInt(512),
-  RENDER_WORKERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().positive().optional()),
+  RENDER_WORKERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().positive().max(64).optional()),
   RENDER_QUEUE_MAX: positiveInt(64),
   RENDERER_GRACE_MS: positiveInt(10_000),
   RENDERER_METRICS_PORT: metricsPort(9465),
@@ -274,7 +274,8 @@ export function loadRendererConfig(env: NodeJS.ProcessEnv = process.env, project
     backend: e.RENDER_BACKEND,
     assetsDir: path.resolve(e.ASSETS_DIR ?? path.join(projectRoot, 'assets')),
     cacheBytes: e.RENDER_CACHE_MB * 1024 * 1024,
-    workers: e.RENDER_WORKERS ?? Math.max(1, os.availableParallelism()),
+    // at most 64: every layers arena keeps one scratch row per compositing thread (renderer/assets/layers.ts ARENA_SLOTS)
+    workers: e.RENDER_WORKERS ?? Math.min(64, Math.max(1, os.availableParallelism())),
     queueMax: e.RENDER_QUEUE_MAX,
     graceMs: e.RENDERER_GRACE_MS,
     logLevel: e.LOG_LEVEL,

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ARENA_HEADER_BYTES, allocPlanes, makeLayers } from '../../renderer/assets/layers.ts';
+import { ARENA_HEADER_BYTES, ARENA_SLOTS, allocPlanes, makeLayers } from '../../renderer/assets/layers.ts';
 import { kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { KERNEL_WASM_URL, WasmKernel } from '../../renderer/backends/cpu/wasm-kernel.ts';
 
@@ -60,7 +60,7 @@ describe('cpu kernel, WebAssembly build', function () {
     for (const p of [l.base, l.paint, l.diffuse, l.specular, l.shadow!]) {
       expect(p.buffer).to.equal(mem);
       expect(p.byteOffset % 64).to.equal(0);
-      expect(p.byteOffset).to.be.at.least(ARENA_HEADER_BYTES + 16 * l.arena!.slotBytes);
+      expect(p.byteOffset).to.be.at.least(ARENA_HEADER_BYTES + ARENA_SLOTS * l.arena!.slotBytes);
     }
     expect(l.bytes).to.equal(mem.byteLength + l.runs!.rowStart.byteLength + l.runs!.xs.byteLength);
     const k = new WasmKernel();
@@ -85,6 +85,6 @@ describe('cpu kernel, WebAssembly build', function () {
     expect(k.arenaInstances).to.equal(4);
     k.forget('f');
     expect(k.arenaInstances).to.equal(3);
-    expect(() => k.compositeRows(kernelInput(job as never, a), 0, 20, 16)).to.throw(/slot/);
+    expect(() => k.compositeRows(kernelInput(job as never, a), 0, 20, ARENA_SLOTS)).to.throw(/slot/);
   });
 });
