@@ -1,6 +1,7 @@
 /**
  * `npm run bench:gateway`: the gateway's throughput and latency next to a bare Express handler, on a
- * 100,000-variant synthetic catalog, in one run; updates its own section of docs/performance-gateway.md.
+ * 100,000-variant synthetic catalog, in one run; prints its section of docs/performance-gateway.md (and
+ * writes it there only when asked: BENCH_DOC).
  *
  * Process arrangement (the same for both servers, so that the ratio compares handlers, not set-ups):
  * - this process only drives the load (autocannon, in its main thread) and writes the report;
@@ -28,7 +29,8 @@
  * seconds per case (2), BENCH_CONNECTIONS (10), BENCH_ROUNDS (3), BENCH_SEED (1), BENCH_SEARCH (1; 0
  * skips the three search cases), BENCH_CASES (makes,image; add floor), BENCH_AB, BENCH_CPU_PROF (a
  * directory: the gateway children run with --cpu-prof and write their profiles under a/ and b/ there),
- * BENCH_DOC (docs/performance-gateway.md; "-" to write nothing).
+ * BENCH_DOC (unset: write nothing, the section is printed; a path, e.g. docs/performance-gateway.md:
+ * replace this storage's section there: a tracked document changes only when someone asks it to).
  * Search latency measured on its own is `npm run bench:search`.
  */
 import { execSync, fork, spawn, type ChildProcess } from 'node:child_process';
@@ -55,7 +57,7 @@ const CASES = new Set((env.BENCH_CASES ?? 'makes,image').split(','));
 const CPU_PROF = env.BENCH_CPU_PROF || null;
 /** BENCH_AB=NAME=value: a second gateway child with that environment variable, measured in the same rounds. */
 const AB = env.BENCH_AB || null;
-const DOC = env.BENCH_DOC ?? path.join(ROOT, 'docs', 'performance-gateway.md');
+const DOC = env.BENCH_DOC && env.BENCH_DOC !== '-' ? path.resolve(env.BENCH_DOC) : null;
 
 const log = (...a: unknown[]) => console.log(...a);
 const ms = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1));
@@ -494,8 +496,8 @@ async function main() {
         (search.length ? ' Search rows are against the median bare figure.' : ''),
       `<!-- /section:${sectionId} -->`,
     ].join('\n');
-    if (DOC !== '-') writeSection(DOC, sectionId, section);
-    log(`\n${DOC === '-' ? 'no document written (BENCH_DOC=-)' : `wrote ${path.relative(process.cwd(), DOC)} (section ${sectionId})`}`);
+    if (DOC) writeSection(DOC, sectionId, section);
+    log(DOC ? `\nwrote ${path.relative(process.cwd(), DOC)} (section ${sectionId})` : `\n${section}\n\nno document written (BENCH_DOC=docs/performance-gateway.md writes this section there)`);
   } finally {
     redisInfo?.disconnect();
     await stopChild(gwChildB);
