@@ -8,16 +8,19 @@ import { LIGHT8_TO_LINEAR } from './light-encoding.ts';
  * (`arena`), so the cpu backend's wasm kernel reads them in place. base: RGB 8-bit sRGB; paint, shadow, coverage: 8-bit; diffuse, specular: 16-bit
  * linear (whatever their encoding on disk).
  */
-export interface Layers {
-  key: string;
-  width: number;
-  height: number;
+export interface PlaneSet {
   base: Uint8Array;
   paint: Uint8Array;
   diffuse: Uint16Array;
   specular: Uint16Array;
   shadow: Uint8Array | null;
   coverage: Uint8Array | null;
+}
+
+export interface Layers extends PlaneSet {
+  key: string;
+  width: number;
+  height: number;
   /**
    * Where a render differs from the base: the runs of pixels with paint or shadow (layers.ts
    * `activeRuns`). Everywhere else the cpu kernel leaves the base as it is. Absent: every pixel is visited.
@@ -63,13 +66,7 @@ export interface LayerArena {
 
 let nextArenaId = 1;
 
-export interface Planes {
-  base: Uint8Array;
-  paint: Uint8Array;
-  diffuse: Uint16Array;
-  specular: Uint16Array;
-  shadow: Uint8Array | null;
-  coverage: Uint8Array | null;
+export interface Planes extends PlaneSet {
   arena: LayerArena;
 }
 

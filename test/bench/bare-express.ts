@@ -19,6 +19,11 @@ export async function startBareExpress(body: unknown, route = '/bare'): Promise<
   app.get(route, (_req, res) => {
     res.json(body);
   });
+  return listenOnLoopback(app, route);
+}
+
+/** Serves `app` on 127.0.0.1 (a free port, keep-alive like the gateway's), for the benchmark's children. */
+export async function listenOnLoopback(app: express.Express, route: string, onClose?: () => void): Promise<BareServer> {
   const server = http.createServer(app);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
@@ -32,6 +37,7 @@ export async function startBareExpress(body: unknown, route = '/bare'): Promise<
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
+        onClose?.();
       }),
   };
 }

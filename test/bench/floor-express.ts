@@ -8,22 +8,16 @@
  * faster than this on the same machine; its distance from it is what the middleware costs.
  */
 import crypto from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { Redis } from 'ioredis';
 import { createLogger } from '../../shared/logger.ts';
+import { listenOnLoopback, type BareServer } from './bare-express.ts';
 import { rateLimitHeaders } from '../../gateway/limits/headers.ts';
 import { createRedisLimiter } from '../../gateway/limits/redis-limiter.ts';
 import { createMemoryLimiter } from '../../gateway/limits/memory-limiter.ts';
 import type { Limiter } from '../../gateway/limits/limiter.ts';
 
-export interface FloorServer {
-  url: string;
-  close(): Promise<void>;
-}
-
-export async function startFloorExpress(opts: { body: Buffer; key: string; redisUrl: string | null; route?: string }): Promise<FloorServer> {
+export async function startFloorExpress(opts: { body: Buffer; key: string; redisUrl: string | null; route?: string }): Promise<BareServer> {
   const route = opts.route ?? '/floor';
   const logger = createLogger('floor', 'info');
   const secret = crypto.randomBytes(32);
@@ -56,20 +50,5 @@ export async function startFloorExpress(opts: { body: Buffer; key: string; redis
     });
     res.set('Content-Type', 'application/json; charset=utf-8').send(opts.body);
   });
-  const server = http.createServer(app);
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}${route}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-        redis?.disconnect();
-      }),
-  };
+  return listenOnLoopback(app, route, () => redis?.disconnect());
 }

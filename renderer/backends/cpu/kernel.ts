@@ -1,17 +1,12 @@
 import { LUMA, SRGB8_TO_LINEAR } from '../../color/srgb.ts';
 import { PLATE_WHITE_LINEAR, SHOULDER_KNEE } from '../backend.ts';
-import type { ActiveRuns, LayerArena } from '../../assets/layers.ts';
+import type { ActiveRuns, LayerArena, PlaneSet } from '../../assets/layers.ts';
 import { SHADED, encodeSrgb8 } from './srgb8.ts';
 
-export interface KernelInput {
+/** The layers' planes; `shadow` and `coverage` null where the render does not use them. */
+export interface KernelInput extends PlaneSet {
   width: number;
   height: number;
-  base: Uint8Array;
-  paint: Uint8Array;
-  diffuse: Uint16Array;
-  specular: Uint16Array;
-  shadow: Uint8Array | null;
-  coverage: Uint8Array | null;
   /** Where paint or shadow is non-zero (layers.ts `activeRuns`); null = every pixel. */
   runs: ActiveRuns | null;
   /** The shared WebAssembly memory the planes are views of (layers.ts `allocPlanes`): the wasm kernel reads them in place. */
