@@ -16,6 +16,15 @@ export function openPostgres(url: string): Database {
     query,
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();
+      // The pool listens for errors only on idle clients. A checked-out client whose connection dies
+      // (backend terminated, server restart) emits 'error' on itself: without a listener that is an
+      // uncaught exception that ends the gateway. The pending query rejects with the same error,
+      // which is what the caller handles.
+      let broken: Error | undefined;
+      const onError = (err: Error) => {
+        broken = err;
+      };
+      client.on('error', onError);
       const tx: Queryable = {
         query: async <R>(text: string, params?: readonly unknown[]) =>
           (await client.query(text, params as unknown[] | undefined)).rows as R[],
@@ -26,10 +35,16 @@ export function openPostgres(url: string): Database {
         await client.query('COMMIT');
         return out;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
+        if (!broken) {
+          await client.query('ROLLBACK').catch((rollbackErr: unknown) => {
+            broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
+          });
+        }
         throw err;
       } finally {
-        client.release();
+        client.off('error', onError);
+        // A client that failed is destroyed rather than handed to the next caller mid-failure.
+        client.release(broken);
       }
     },
     async close() {
