@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import { SRGB8_TO_LINEAR, LINEAR_LUT_SIZE, LINEAR_TO_SRGB8 } from '../color/srgb.ts';
+import { SHADED } from '../color/srgb8.ts';
 import { LIGHT8_TO_LINEAR } from './light-encoding.ts';
 
 /**
@@ -22,8 +23,15 @@ export interface Layers extends PlaneSet {
   width: number;
   height: number;
   /**
-   * Where a render differs from the base: the runs of pixels with paint or shadow (layers.ts
-   * `activeRuns`). Everywhere else the cpu kernel leaves the base as it is. Absent: every pixel is visited.
+   * The base with the floor shadow already applied (RGB; present when `shadow` is): what a render
+   * with the shadow shows wherever there is no paint, whatever the colour. Made once per level, so
+   * the cpu kernel copies it and never visits the shadow-only pixels (about half the pixels it
+   * touched before).
+   */
+  shadowedBase?: Uint8Array;
+  /**
+   * Where a render differs from its starting picture (the base, or `shadowedBase` with the shadow):
+   * the runs of pixels with paint (layers.ts `activeRuns`). Absent: every pixel is visited.
    */
   runs?: ActiveRuns;
   /** A pre-scaled level's place in the full size (reduceLayers); absent: the full size itself. */
@@ -68,6 +76,8 @@ let nextArenaId = 1;
 
 export interface Planes extends PlaneSet {
   arena: LayerArena;
+  /** Present when `shadow` is: Layers.shadowedBase, filled by makeLayers. */
+  shadowedBase?: Uint8Array;
 }
 
 /** Zeroed planes of a width × height view in a new arena (LayerArena). */
@@ -86,6 +96,7 @@ export function allocPlanes(key: string, width: number, height: number, has: { s
   const oDiffuse = at(n * 2);
   const oSpecular = at(n * 2);
   const oShadow = has.shadow ? at(n) : -1;
+  const oShadowedBase = has.shadow ? at(n * 3) : -1;
   const oCoverage = has.coverage ? at(n) : -1;
   const pages = Math.ceil(end / WASM_PAGE);
   const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
@@ -97,6 +108,7 @@ export function allocPlanes(key: string, width: number, height: number, has: { s
     specular: new Uint16Array(buf, oSpecular, n),
     shadow: oShadow >= 0 ? new Uint8Array(buf, oShadow, n) : null,
     coverage: oCoverage >= 0 ? new Uint8Array(buf, oCoverage, n) : null,
+    ...(oShadowedBase >= 0 ? { shadowedBase: new Uint8Array(buf, oShadowedBase, n * 3) } : {}),
     arena: { memory, id: nextArenaId++, key, scratch: ARENA_HEADER_BYTES, slotBytes },
   };
 }
@@ -116,12 +128,13 @@ function layerBytes(l: Omit<Layers, 'bytes' | 'key' | 'level'>): number {
     l.diffuse.byteLength +
     l.specular.byteLength +
     (l.shadow?.byteLength ?? 0) +
+    (l.shadowedBase?.byteLength ?? 0) +
     (l.coverage?.byteLength ?? 0)
   );
 }
 
 /**
- * Per row, the runs [x0, x1) of pixels with paint or shadow, in shared memory: row y's runs are
+ * Per row, the runs [x0, x1) of pixels with paint (or, with `shadow`, paint or shadow), in shared memory: row y's runs are
  * `xs[2r], xs[2r + 1]` for r in [rowStart[y], rowStart[y + 1]). Gaps shorter than RUN_GAP are
  * bridged (a run's start costs more than a few idle pixels).
  */
@@ -161,11 +174,34 @@ export function activeRuns(width: number, height: number, paint: Uint8Array, sha
   return { rowStart, xs: shared };
 }
 
+/** The base darkened by the shadow through linear light, exactly as the kernels would per pixel. */
+export function fillShadowedBase(out: Uint8Array, base: Uint8Array, shadow: Uint8Array): void {
+  out.set(base);
+  for (let i = 0; i < shadow.length; i++) {
+    const s8 = shadow[i]!;
+    if (s8 === 0) continue;
+    const sh = s8 << 8;
+    const o = i * 3;
+    out[o] = SHADED[sh | base[o]!]!;
+    out[o + 1] = SHADED[sh | base[o + 1]!]!;
+    out[o + 2] = SHADED[sh | base[o + 2]!]!;
+  }
+}
+
 export function makeLayers(key: string, l: Omit<Layers, 'bytes' | 'key' | 'runs' | 'level'>): Layers {
-  const runs = activeRuns(l.width, l.height, l.paint, l.shadow);
+  let shadowedBase = l.shadowedBase;
+  if (l.shadow !== null) {
+    if (shadowedBase === undefined) {
+      // in an arena the kernel reads it in place, so it must be the arena's (allocPlanes)
+      if (l.arena) throw new Error(`${key}: layers in an arena need their shadowedBase plane from allocPlanes`);
+      shadowedBase = sharedU8(l.base.length);
+    }
+    fillShadowedBase(shadowedBase, l.base, l.shadow);
+  }
+  const runs = activeRuns(l.width, l.height, l.paint, null);
   // an arena is held whole (header and scratch rows included) for as long as any of its planes is
   const planes = l.arena ? l.arena.memory.buffer.byteLength : layerBytes(l);
-  return { ...l, runs, key, bytes: planes + runs.rowStart.byteLength + runs.xs.byteLength };
+  return { ...l, ...(shadowedBase ? { shadowedBase } : {}), runs, key, bytes: planes + runs.rowStart.byteLength + runs.xs.byteLength };
 }
 
 export interface LayerFiles {
@@ -211,7 +247,7 @@ export async function decodeLayerFiles(
     throw new Error(`${key}: decoded layer sizes do not match ${width}x${height}`);
   }
   const planes = allocPlanes(key, width, height, { shadow: sh !== null, coverage: cv !== null });
-  const { base, paint, diffuse, specular, shadow, coverage, arena } = planes;
+  const { base, paint, diffuse, specular, shadow, shadowedBase, coverage, arena } = planes;
   base.set(b);
   paint.set(p);
   if (shadow && sh) shadow.set(sh);
@@ -222,7 +258,7 @@ export async function decodeLayerFiles(
     if (l.depth === 16) out.set(new Uint16Array(l.buf.buffer, l.buf.byteOffset, px));
     else for (let i = 0; i < px; i++) out[i] = lut[l.buf[i]!]!;
   }
-  return makeLayers(key, { width, height, base, paint, diffuse, specular, shadow, coverage, arena });
+  return makeLayers(key, { width, height, base, paint, diffuse, specular, shadow, shadowedBase, coverage, arena });
 }
 
 /**
@@ -296,7 +332,7 @@ export function reduceLayers(key: string, src: Layers, ratio: 2 | 1.5): Layers {
   const ty = axisTaps(H, footprint, src.height, g.footprint, g.fullHeight);
   const w = src.width;
   const N = W * H;
-  const { base, paint, diffuse, specular, shadow, coverage, arena } = allocPlanes(key, W, H, { shadow: src.shadow !== null, coverage: src.coverage !== null });
+  const { base, paint, diffuse, specular, shadow, shadowedBase, coverage, arena } = allocPlanes(key, W, H, { shadow: src.shadow !== null, coverage: src.coverage !== null });
   const L = SRGB8_TO_LINEAR;
   const Q = LINEAR_LUT_SIZE - 1;
   const sb = src.base;
@@ -366,7 +402,7 @@ export function reduceLayers(key: string, src: Layers, ratio: 2 | 1.5): Layers {
     }
   }
   const level: LevelGeometry = { footprint, fullWidth: g.fullWidth, fullHeight: g.fullHeight };
-  return { ...makeLayers(key, { width: W, height: H, base, paint, diffuse, specular, shadow, coverage, arena }), level };
+  return { ...makeLayers(key, { width: W, height: H, base, paint, diffuse, specular, shadow, shadowedBase, coverage, arena }), level };
 }
 
 /** The next level down: each pixel the exact average of a 2×2 block (reduceLayers). */

@@ -4,7 +4,7 @@ import { AssetStore } from '../../renderer/assets/asset-store.ts';
 import { activeRuns } from '../../renderer/assets/layers.ts';
 import { CpuCompositor, kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { compositeKernel, compositeRows } from '../../renderer/backends/cpu/kernel.ts';
-import { SHADED, encodeSrgb8 } from '../../renderer/backends/cpu/srgb8.ts';
+import { SHADED, encodeSrgb8 } from '../../renderer/color/srgb8.ts';
 import { WasmKernel } from '../../renderer/backends/cpu/wasm-kernel.ts';
 import { SRGB8_TO_LINEAR } from '../../renderer/color/srgb.ts';
 import type { RenderContext } from '../../renderer/pipeline/context.ts';
@@ -71,7 +71,7 @@ describe('cpu kernel', function () {
     }
   });
 
-  it('gives the same bytes with runs and bands as the formula over every pixel, in WebAssembly, and as the worker pool', async () => {
+  it('gives the same bytes with runs, bands and the shadowed base as the formula over every pixel, in WebAssembly, and as the worker pool', async () => {
     const wasm = new WasmKernel();
     const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
     const set = await store.getSet(TEST_SET);
@@ -106,7 +106,8 @@ describe('cpu kernel', function () {
           const ch = transparent && ctx.layers!.coverage ? 4 : 3;
           const n = ctx.layers!.width * ctx.layers!.height * ch;
           const plain = new Uint8Array(n);
-          compositeKernel({ ...kernelInput(job, plain), runs: null });
+          // the reference: every pixel through the formula, the shadow applied per pixel (no shadowed base)
+          compositeKernel({ ...kernelInput(job, plain), runs: null, shadowedBase: null });
           const banded = new Uint8Array(n);
           const input = kernelInput(job, banded);
           const H = ctx.layers!.height;
@@ -121,17 +122,24 @@ describe('cpu kernel', function () {
           // the WebAssembly kernel (what the backend runs), with and without runs, in bands: on the
           // planes in place in their arena (from two threads' scratch rows), and copied in without one
           expect(ctx.layers!.arena, 'the store allocates layers in an arena').to.not.equal(undefined);
-          for (const [runs, arena, slot] of [
-            [true, true, 0],
-            [false, true, 3],
-            [true, false, 0],
-            [false, false, 0],
+          for (const [runs, arena, slot, preShadowed] of [
+            [true, true, 0, true],
+            [false, true, 3, true],
+            [true, false, 0, true],
+            [false, false, 0, true],
+            [false, true, 0, false],
+            [false, false, 0, false],
           ] as const) {
             const w = new Uint8Array(n).fill(77);
-            const wi = { ...kernelInput(job, w), ...(runs ? {} : { runs: null }), ...(arena ? {} : { arena: null }) };
+            const wi = {
+              ...kernelInput(job, w),
+              ...(runs ? {} : { runs: null }),
+              ...(arena ? {} : { arena: null }),
+              ...(preShadowed ? {} : { shadowedBase: null }),
+            };
             wasm.compositeRows(wi, 0, 5, slot);
             wasm.compositeRows(wi, 5, H, slot);
-            expect(Buffer.compare(Buffer.from(w), Buffer.from(plain)), `${view} ${color} wasm, runs ${runs}, arena ${arena}`).to.equal(0);
+            expect(Buffer.compare(Buffer.from(w), Buffer.from(plain)), `${view} ${color} wasm, runs ${runs}, arena ${arena}, shadowed base ${preShadowed}`).to.equal(0);
           }
           const pooled = await pool.composite(job);
           expect(Buffer.compare(Buffer.from(pooled.data), Buffer.from(plain)), `${view} ${color} pool`).to.equal(0);
@@ -142,6 +150,63 @@ describe('cpu kernel', function () {
       expect(compared).to.equal(36);
     } finally {
       await pool.close();
+    }
+  });
+
+  it('reuses an output that holds the start picture (primed) and gives the same bytes: plate moved or gone, shadow on and off, in workers and inline', async () => {
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
+    const set = await store.getSet(TEST_SET);
+    for (const inlineMaxPixels of [0, 1 << 30]) {
+      const pool = await CpuCompositor.create({ workers: 2, logger: quietLogger, inlineMaxPixels });
+      try {
+        const view = VIEW_IDS.find((v) => set.views[v]!.plateQuad && set.views[v]!.shadow)!;
+        expect(view, 'the test set has a view with a plate quad and a shadow').to.be.a('string');
+        const jobOf = async (color: string, shadow: boolean, plate: string | null) => {
+          const ctx: RenderContext = {
+            req: { assetSet: TEST_SET, view, color, shadow, plate, format: 'png', width: 480 },
+            set,
+            view: set.views[view]!,
+            deadline: { at: Infinity },
+            timings: {},
+          };
+          await layersStep.run(ctx, { store, backend: pool });
+          await plateStep.run(ctx, { store, backend: pool });
+          return { layers: ctx.layers!, color: hexToLinear(color), neutral: set.neutral, calibration: ctx.view.calibration, shadow, plate: ctx.plate ?? null, transparent: null };
+        };
+        const before = pool.primedComposites;
+        // in order: a plate, then none (its box must be put back), a long plate, shadow off (another start), on again
+        const renders: [string, boolean, string | null][] = [
+          ['#C41E3A', true, 'AB 1234'],
+          ['#1E4B8C', true, null],
+          ['#F5F5F5', true, 'WWWWWWWW 88'],
+          ['#2E7D32', false, 'K 1'],
+          ['#FFD400', true, null],
+          ['#1A1A1A', true, 'XY-98 ÄÖ'],
+        ];
+        // the JavaScript kernel on one buffer, primed by hand when the start is the same as last time
+        let js: Uint8Array | null = null;
+        let jsLast: { start: Uint8Array; box: [number, number, number, number] | null } | null = null;
+        for (const [color, shadow, plate] of renders) {
+          const job = await jobOf(color, shadow, plate);
+          const reference = new Uint8Array(job.layers.width * job.layers.height * 3);
+          compositeKernel({ ...kernelInput(job, reference), runs: null, shadowedBase: null });
+          js ??= new Uint8Array(reference.length);
+          const start = shadow ? job.layers.shadowedBase! : job.layers.base;
+          const jsInput = kernelInput(job, js);
+          if (jsLast?.start === start) jsInput.primed = { box: jsLast.box };
+          compositeKernel(jsInput);
+          jsLast = { start, box: job.plate ? job.plate.bbox : null };
+          expect(Buffer.compare(Buffer.from(js), Buffer.from(reference)), `JavaScript kernel: ${color} shadow ${shadow} plate ${plate}`).to.equal(0);
+          const got = await pool.composite(job);
+          expect(Buffer.compare(Buffer.from(got.data), Buffer.from(reference)), `${color} shadow ${shadow} plate ${plate}, inline ${inlineMaxPixels > 0}`).to.equal(0);
+          pool.release(got);
+        }
+        // one buffer goes round: primed for renders 2, 3 and 6; render 4 (another start) took it unprimed
+        // and primed it for the base, so render 5 found it unprimed for the shadowed base
+        expect(pool.primedComposites - before, `inline ${inlineMaxPixels > 0}`).to.equal(3);
+      } finally {
+        await pool.close();
+      }
     }
   });
 });

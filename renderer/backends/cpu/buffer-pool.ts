@@ -4,8 +4,8 @@ import { sharedU8 } from '../../assets/layers.ts';
  * Output pictures handed back after encoding, for the next render of the same size. A fresh
  * SharedArrayBuffer of a 2400 px picture costs its page faults on first write, about as long as the
  * whole composite of its paint (measured 6–8 ms for 9.7 MB on the development machine), so reusing
- * them matters. Bounded by bytes, oldest first out; the kernel overwrites every byte, so a reused
- * buffer needs no clearing.
+ * them matters. Bounded by bytes, oldest first out; the kernel overwrites every byte it does not know
+ * to hold already (cpu-backend.ts, primed buffers), so a reused buffer needs no clearing.
  */
 export class BufferPool {
   private readonly free: Uint8Array[] = [];
@@ -17,16 +17,23 @@ export class BufferPool {
     private readonly alloc: (n: number) => Uint8Array = sharedU8,
   ) {}
 
-  take(n: number): Uint8Array {
+  /** A buffer of `n` bytes: the newest pooled one `preferred` accepts, else the newest of that size, else a new one. */
+  take(n: number, preferred?: (b: Uint8Array) => boolean): Uint8Array {
+    let pick = -1;
     for (let i = this.free.length - 1; i >= 0; i--) {
       const b = this.free[i]!;
-      if (b.byteLength === n) {
-        this.free.splice(i, 1);
-        this.bytes -= n;
-        return b;
+      if (b.byteLength !== n) continue;
+      if (pick < 0) pick = i;
+      if (!preferred || preferred(b)) {
+        pick = i;
+        break;
       }
     }
-    return this.alloc(n);
+    if (pick < 0) return this.alloc(n);
+    const b = this.free[pick]!;
+    this.free.splice(pick, 1);
+    this.bytes -= n;
+    return b;
   }
 
   /** Keeps `b` for reuse; answers the bytes that left the pool instead (b itself, or older buffers). */

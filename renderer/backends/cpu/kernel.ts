@@ -1,14 +1,19 @@
 import { LUMA, SRGB8_TO_LINEAR } from '../../color/srgb.ts';
 import { PLATE_WHITE_LINEAR, SHOULDER_KNEE } from '../backend.ts';
 import type { ActiveRuns, LayerArena, PlaneSet } from '../../assets/layers.ts';
-import { SHADED, encodeSrgb8 } from './srgb8.ts';
+import { SHADED, encodeSrgb8 } from '../../color/srgb8.ts';
 
 /** The layers' planes; `shadow` and `coverage` null where the render does not use them. */
 export interface KernelInput extends PlaneSet {
   width: number;
   height: number;
-  /** Where paint or shadow is non-zero (layers.ts `activeRuns`); null = every pixel. */
+  /** Where the picture differs from its start (layers.ts `activeRuns`); null = every pixel. */
   runs: ActiveRuns | null;
+  /**
+   * The base with `shadow` applied (layers.ts `shadowedBase`): with it, rows start as this picture
+   * and unpainted pixels are left as they are; null (no shadow, or none made): rows start as the base.
+   */
+  shadowedBase: Uint8Array | null;
   /** The shared WebAssembly memory the planes are views of (layers.ts `allocPlanes`): the wasm kernel reads them in place. */
   arena?: LayerArena | null;
   color: [number, number, number];
@@ -29,6 +34,13 @@ export interface KernelInput extends PlaneSet {
   } | null;
   /** RGB (3 bytes a pixel), or RGBA with straight alpha when `backdrop` is set. */
   out: Uint8Array;
+  /**
+   * Opaque rows only: `out` already holds this render's start picture (the base, or the shadowed base
+   * with the shadow) outside the runs, except in `box` (the plate box of the render it last held),
+   * because it last held a render of the same layers and start (cpu-backend.ts): the copy of the
+   * start is skipped, and only `box` is restored. null: `out` holds anything.
+   */
+  primed: { box: [number, number, number, number] | null } | null;
 }
 
 const L = SRGB8_TO_LINEAR;
@@ -48,9 +60,10 @@ export function compositeKernel(k: KernelInput): void {
 
 /**
  * Rows [y0, y1) of the picture: the cpu backend gives each worker a band. With the studio backdrop,
- * the band starts as a copy of the base (one memcpy) and only the runs with paint or shadow are
- * computed: fully painted pixels never read the base (R is 0 there), unpainted ones in the shadow take
- * one table lookup per channel, and only the paint's edge runs the whole formula.
+ * the band starts as a copy of the base, or of the shadowed base with the shadow (one memcpy), and
+ * only the runs are computed: fully painted pixels never read the base (R is 0 there), unpainted ones
+ * keep their start (or, with no shadowed base, take one table lookup per channel in the shadow), and
+ * only the paint's edge runs the whole formula.
  */
 export function compositeRows(k: KernelInput, y0: number, y1: number): void {
   if (k.backdrop !== null && k.coverage !== null) transparentRows(k, y0, y1);
@@ -67,8 +80,11 @@ function opaqueRows(k: KernelInput, y0: number, y1: number): void {
   const pb = k.plate ? k.plate.bbox : null;
   const rowStart = k.runs ? k.runs.rowStart : null;
   const xs = k.runs ? k.runs.xs : null;
-  // the band as the base, in one copy; then only the runs with paint or shadow are computed
-  out.set(base.subarray(y0 * width * 3, y1 * width * 3), y0 * width * 3);
+  // the band as its start, in one copy; then only the runs are computed
+  const preShadowed = shadow !== null && k.shadowedBase !== null;
+  const start = preShadowed ? k.shadowedBase! : base;
+  if (k.primed === null) out.set(start.subarray(y0 * width * 3, y1 * width * 3), y0 * width * 3);
+  else restoreBox(out, start, width, k.primed.box, y0, y1);
   for (let y = y0; y < y1; y++) {
     const row = y * width;
     const r0 = rowStart ? rowStart[y]! : 0;
@@ -79,6 +95,7 @@ function opaqueRows(k: KernelInput, y0: number, y1: number): void {
         const m8 = paint[i]!;
         const o = i * 3;
         if (m8 === 0) {
+          if (preShadowed) continue;
           const s8 = shadow === null ? 0 : shadow[i]!;
           if (s8 !== 0) {
             const sh = s8 << 8;
@@ -133,6 +150,15 @@ function opaqueRows(k: KernelInput, y0: number, y1: number): void {
     }
     // rows the plate crosses: its pixels again with the whole formula, the plate blended before the encode
     if (pb !== null && y >= pb[1] && y < pb[3] && pb[0] < pb[2]) generalRow(k, y, pb[0], pb[2]);
+  }
+}
+
+/** Rows [y0, y1) of a primed output: the start picture put back inside the box its last render's plate covered. */
+export function restoreBox(out: Uint8Array, start: Uint8Array, width: number, box: [number, number, number, number] | null, y0: number, y1: number): void {
+  if (box === null || box[0] >= box[2]) return;
+  for (let y = Math.max(y0, box[1]); y < Math.min(y1, box[3]); y++) {
+    const a = (y * width + box[0]) * 3;
+    out.set(start.subarray(a, a + (box[2] - box[0]) * 3), a);
   }
 }
 

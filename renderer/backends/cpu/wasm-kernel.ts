@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { SRGB8_TO_LINEAR } from '../../color/srgb.ts';
 import { ARENA_HEADER_BYTES, ARENA_SLOTS, type LayerArena } from '../../assets/layers.ts';
-import { generalRow, transparentRange, type KernelInput } from './kernel.ts';
-import { SHADED, encodeTables } from './srgb8.ts';
+import { generalRow, restoreBox, transparentRange, type KernelInput } from './kernel.ts';
+import { SHADED, encodeTables } from '../../color/srgb8.ts';
 
 /** The compiled kernel (wasm/kernel.ts, `npm run build:kernel`), beside this module in the source tree and in dist/. */
 export const KERNEL_WASM_URL = new URL('./wasm/kernel.wasm', import.meta.url);
@@ -29,7 +29,7 @@ interface Exports {
   SCRATCH: WasmGlobal;
   HEADER: WasmGlobal;
   setup(tr: number, tg: number, tb: number, nr: number, ng: number, nb: number, gain: number, floor: number): void;
-  opaqueSpan(n: number, pm: number, ps: number, pd: number, pq: number, src: number, rgb: number): void;
+  opaqueSpan(n: number, pm: number, ps: number, pd: number, pq: number, src: number, pb: number, rgb: number, preShadowed: number): void;
   transparentSpan(n: number, pc: number, pm: number, ps: number, pd: number, pq: number, rgb: number, out: number, gr: number, gg: number, gb: number): void;
 }
 
@@ -79,6 +79,7 @@ export class WasmKernel {
   private rgb = 0;
   private pc = 0;
   private rgba = 0;
+  private bs = 0;
 
   constructor(bytes: Uint8Array = fs.readFileSync(KERNEL_WASM_URL)) {
     this.module = new WebAssembly.Module(bytes);
@@ -129,11 +130,11 @@ export class WasmKernel {
     return this.arenas.length;
   }
 
-  /** Room in the own scratch for a span of `n` pixels: paint, shadow, coverage (u8), diffuse, specular (u16), RGB, RGBA. */
+  /** Room in the own scratch for a span of `n` pixels: paint, shadow, coverage (u8), diffuse, specular (u16), RGB, RGBA, base (RGB). */
   private ensure(n: number): void {
     if (n <= this.cap) return;
     const cap = Math.ceil(n / 64) * 64;
-    const need = this.scratch + cap * 14;
+    const need = this.scratch + cap * 17;
     const mem = this.own.memory as WasmMemory;
     if (need > mem.buffer.byteLength) mem.grow(Math.ceil((need - mem.buffer.byteLength) / 65536));
     this.cap = cap;
@@ -144,6 +145,7 @@ export class WasmKernel {
     this.rgb = this.ps + cap;
     this.pc = this.rgb + cap * 3;
     this.rgba = this.pc + cap;
+    this.bs = this.rgba + cap * 4;
     // a shared memory's buffer is replaced when it grows
     this.own.mem8 = new Uint8Array(mem.buffer);
     this.mem16 = new Uint16Array(mem.buffer);
@@ -217,19 +219,25 @@ export class WasmKernel {
 
   private opaqueRows(bd: Bound, direct: boolean, dst: number, k: KernelInput, y0: number, y1: number): void {
     const { width, base, paint, diffuse, specular, shadow, out } = k;
+    // with the shadow, rows start as the shadowed base (layers.ts), and unpainted pixels are done
+    const start = shadow !== null && k.shadowedBase !== null ? k.shadowedBase : base;
+    const preShadowed = start === base ? 0 : 1;
     const x = bd.x;
     const mem8 = bd.mem8;
     const mem16 = this.mem16;
-    const { pm, pd, pq, rgb } = this;
+    const { pm, pd, pq, rgb, bs } = this;
     const ps = shadow === null ? 0 : this.ps;
     const pb = k.plate ? k.plate.bbox : null;
     const rowStart = k.runs ? k.runs.rowStart : null;
     const xs = k.runs ? k.runs.xs : null;
-    // out is the base outside the spans: copied between one span's end and the next one's start
+    // out is the start outside the spans: copied between one span's end and the next one's start
     // (contiguous across rows), so the spans' pixels are read and written once
+    // a primed output already holds the start there (kernel.ts `primed`): only its old plate box is put back
+    const primed = k.primed !== null;
+    if (k.primed !== null) restoreBox(out, start, width, k.primed.box, y0, y1);
     let done = y0 * width;
-    const copyBase = (to: number) => {
-      if (to > done) out.set(base.subarray(done * 3, to * 3), done * 3);
+    const copyStart = (to: number) => {
+      if (to > done && !primed) out.set(start.subarray(done * 3, to * 3), done * 3);
       done = to;
     };
     for (let y = y0; y < y1; y++) {
@@ -246,17 +254,19 @@ export class WasmKernel {
         const i0 = row + a;
         const i1 = row + b;
         const n = b - a;
-        copyBase(i0);
+        copyStart(i0);
         if (direct) {
-          // the planes in place; the base copied into the output row by the kernel itself
+          // the planes in place; the start copied into the output row by the kernel itself
           x.opaqueSpan(
             n,
             paint.byteOffset + i0,
             shadow === null ? 0 : shadow.byteOffset + i0,
             diffuse.byteOffset + i0 * 2,
             specular.byteOffset + i0 * 2,
+            start.byteOffset + i0 * 3,
             base.byteOffset + i0 * 3,
             dst,
+            preShadowed,
           );
           out.set(mem8.subarray(dst, dst + n * 3), i0 * 3);
         } else {
@@ -264,18 +274,19 @@ export class WasmKernel {
           if (shadow !== null) mem8.set(shadow.subarray(i0, i1), ps);
           mem16.set(diffuse.subarray(i0, i1), pd >> 1);
           mem16.set(specular.subarray(i0, i1), pq >> 1);
-          mem8.set(base.subarray(i0 * 3, i1 * 3), rgb);
-          x.opaqueSpan(n, pm, ps, pd, pq, rgb, rgb);
+          mem8.set(start.subarray(i0 * 3, i1 * 3), rgb);
+          if (preShadowed) mem8.set(base.subarray(i0 * 3, i1 * 3), bs);
+          x.opaqueSpan(n, pm, ps, pd, pq, rgb, preShadowed ? bs : rgb, rgb, preShadowed);
           out.set(mem8.subarray(rgb, rgb + n * 3), i0 * 3);
         }
         done = i1;
       }
       if (pb !== null && y >= pb[1] && y < pb[3] && pb[0] < pb[2]) {
-        copyBase(row + width); // the plate's box may reach beyond the span
+        copyStart(row + width); // the plate's box may reach beyond the span
         generalRow(k, y, pb[0], pb[2]);
       }
     }
-    copyBase(y1 * width);
+    copyStart(y1 * width);
   }
 }
 

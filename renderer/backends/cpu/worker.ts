@@ -50,7 +50,7 @@ parentPort!.on('message', (msg: { id: number; input: KernelInput; y0: number; y1
   }
   const k = msg.input;
   sinceGc +=
-    k.out.byteLength + k.base.byteLength + k.paint.byteLength + k.diffuse.byteLength + k.specular.byteLength + (k.shadow?.byteLength ?? 0) + (k.coverage?.byteLength ?? 0);
+    k.out.byteLength + k.base.byteLength + k.paint.byteLength + k.diffuse.byteLength + k.specular.byteLength + (k.shadow?.byteLength ?? 0) + (k.shadowedBase?.byteLength ?? 0) + (k.coverage?.byteLength ?? 0);
   if (sinceGc >= GC_AFTER_BYTES) collectSoon();
 });
 parentPort!.postMessage({ ready: true });

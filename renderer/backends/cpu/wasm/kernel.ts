@@ -11,7 +11,7 @@
 // at offsets past the header, the kernel reads them in place) or wasm-kernel.ts's own scratch memory
 // (spans copied in, for inputs that are not in an arena).
 
-/** Encode table: LO[bucket] (u8 × 4096), THR[code] (f64 × 256): see ../srgb8.ts. */
+/** Encode table: LO[bucket] (u8 × 4096), THR[code] (f64 × 256): see ../../../color/srgb8.ts. */
 export const LO: usize = 0;
 export const THR: usize = 4096;
 /** sRGB code → linear light (f64 × 256). */
@@ -38,13 +38,14 @@ export function setup(r: f64, g: f64, b: f64, n0: f64, n1: f64, n2: f64, gn: f64
   gain = gn; floor = fl;
 }
 
-/** round(255 · srgb_encode(clamp(c, 0, 1))), exactly as ../srgb8.ts `encodeSrgb8`. */
+/** round(255 · srgb_encode(clamp(c, 0, 1))), exactly as ../../../color/srgb8.ts `encodeSrgb8`. */
 // @ts-ignore: decorator
 @inline function enc(c: f64): u32 {
   if (c <= 0) return 0;
   if (c >= 1) return 255;
   const v = <u32>load<u8>(LO + <usize>(<i32>(c * 4096.0)));
-  return c >= load<f64>(THR + (<usize>v << 3)) ? v + 1 : v;
+  // a select, not a branch: whether c crosses the bucket's threshold is data-dependent, unpredictable
+  return v + <u32>(c >= load<f64>(THR + (<usize>v << 3)));
 }
 
 // @ts-ignore: decorator
@@ -104,13 +105,16 @@ export function setup(r: f64, g: f64, b: f64, n0: f64, n1: f64, n2: f64, gn: f64
 
 /**
  * `n` pixels of one row: paint (u8) at `pm`, shadow (u8) at `ps` (0: no shadow), diffuse and
- * specular (u16) at `pd`, `pq`, the base (RGB u8) at `src`, the output (RGB u8) at `rgb` (the base
- * is copied there first unless `src` is `rgb`, then overwritten where paint or shadow is).
+ * specular (u16) at `pd`, `pq`, the starting picture (RGB u8) at `src`, the base (RGB u8) at `pb`,
+ * the output (RGB u8) at `rgb` (the start is copied there first unless `src` is `rgb`, then
+ * overwritten where paint, or shadow, is). `preShadowed` (1): the start is the base with the shadow
+ * already applied (layers.ts `shadowedBase`), so unpainted pixels are done; 0: the start is the base.
  * ../kernel.ts `opaqueRows`, pixel for pixel, without the plate.
  */
-export function opaqueSpan(n: i32, pm: usize, ps: usize, pd: usize, pq: usize, src: usize, rgb: usize): void {
+export function opaqueSpan(n: i32, pm: usize, ps: usize, pd: usize, pq: usize, src: usize, pb: usize, rgb: usize, preShadowed: i32): void {
   if (src != rgb) memory.copy(rgb, src, <usize>n * 3);
   const hasShadow = ps != 0;
+  const shadeIdle = hasShadow && preShadowed == 0;
   for (let i = 0; i < n; i++) {
     const o = rgb + <usize>i * 3;
     if (i + 1 < n && load<u16>(pm + i) == 0xffff) {
@@ -123,13 +127,13 @@ export function opaqueSpan(n: i32, pm: usize, ps: usize, pd: usize, pq: usize, s
       // idle pixels inside the span (glass, tyres, trim): 16 at a time while neither plane has any
       if (i + 16 <= n) {
         let idle = v128.load(pm + i);
-        if (hasShadow) idle = v128.or(idle, v128.load(ps + i));
+        if (shadeIdle) idle = v128.or(idle, v128.load(ps + i));
         if (!v128.any_true(idle)) {
           i += 15;
           continue;
         }
       }
-      if (hasShadow) {
+      if (shadeIdle) {
         const s8 = <u32>load<u8>(ps + i);
         if (s8 != 0) {
           const sh = SHADED + (<usize>s8 << 8);
@@ -158,9 +162,10 @@ export function opaqueSpan(n: i32, pm: usize, ps: usize, pd: usize, pq: usize, s
     if (m8 != 255) {
       const m = <f64>m8 * INV8;
       const rest = 1.0 - m;
-      let br = lin(<u32>load<u8>(o)) - m * (nr * D + S);
-      let bg = lin(<u32>load<u8>(o + 1)) - m * (ng * D + S);
-      let bb = lin(<u32>load<u8>(o + 2)) - m * (nb * D + S);
+      const bi = pb + <usize>i * 3;
+      let br = lin(<u32>load<u8>(bi)) - m * (nr * D + S);
+      let bg = lin(<u32>load<u8>(bi + 1)) - m * (ng * D + S);
+      let bb = lin(<u32>load<u8>(bi + 2)) - m * (nb * D + S);
       br = br < 0 ? 0 : br > rest ? rest : br;
       bg = bg < 0 ? 0 : bg > rest ? rest : bg;
       bb = bb < 0 ? 0 : bb > rest ? rest : bb;
