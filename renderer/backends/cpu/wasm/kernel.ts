@@ -58,6 +58,44 @@ export function setup(r: f64, g: f64, b: f64, n0: f64, n1: f64, n2: f64, gn: f64
   store<u8>(o, enc(c));
 }
 
+// The shouldered paint colour and the base under the paint, shared by the opaque and transparent
+// paths (inlined, so no call remains); results in these globals, as AssemblyScript has no tuples.
+let cr: f64 = 0, cg: f64 = 0, cb: f64 = 0;
+let ur: f64 = 0, ug: f64 = 0, ub: f64 = 0;
+
+/** The requested paint lit by D and S, shouldered above the knee (../kernel.ts), into (cr, cg, cb). */
+// @ts-ignore: decorator
+@inline function paintColour(D: f64, S: f64): void {
+  const Dc = gain * D;
+  const Sc = S > floor ? S - floor : 0.0;
+  let r = tr * Dc + Sc;
+  let g = tg * Dc + Sc;
+  let b = tb * Dc + Sc;
+  const mx = r > g ? (r > b ? r : b) : g > b ? g : b;
+  if (mx > K) {
+    const x = (mx - K) * INV_1K;
+    const f = (K + ((1.0 - K) * x) / (1.0 + x)) / mx;
+    r *= f;
+    g *= f;
+    b *= f;
+  }
+  cr = r;
+  cg = g;
+  cb = b;
+}
+
+/** The base pixel at `bi` without its neutral paint at coverage m, bounded by what the rest of the pixel can hold, into (ur, ug, ub). */
+// @ts-ignore: decorator
+@inline function underPaint(bi: usize, m: f64, D: f64, S: f64): void {
+  const rest = 1.0 - m;
+  let r = lin(<u32>load<u8>(bi)) - m * (nr * D + S);
+  let g = lin(<u32>load<u8>(bi + 1)) - m * (ng * D + S);
+  let b = lin(<u32>load<u8>(bi + 2)) - m * (nb * D + S);
+  ur = r < 0 ? 0 : r > rest ? rest : r;
+  ug = g < 0 ? 0 : g > rest ? rest : g;
+  ub = b < 0 ? 0 : b > rest ? rest : b;
+}
+
 /**
  * Two fully painted pixels at once (f64x2, the same operations per lane as the scalar path, so the
  * same bytes): the base is not read (R is 0 at full paint), the shoulder only where a lane needs it.
@@ -146,32 +184,16 @@ export function opaqueSpan(n: i32, pm: usize, ps: usize, pd: usize, pq: usize, s
     }
     const D = <f64>load<u16>(pd + (<usize>i << 1)) * INV16;
     const S = <f64>load<u16>(pq + (<usize>i << 1)) * INV16;
-    const Dc = gain * D;
-    const Sc = S > floor ? S - floor : 0.0;
-    let r = tr * Dc + Sc;
-    let g = tg * Dc + Sc;
-    let b = tb * Dc + Sc;
-    const mx = r > g ? (r > b ? r : b) : g > b ? g : b;
-    if (mx > K) {
-      const x = (mx - K) * INV_1K;
-      const f = (K + ((1.0 - K) * x) / (1.0 + x)) / mx;
-      r *= f;
-      g *= f;
-      b *= f;
-    }
+    paintColour(D, S);
+    let r = cr;
+    let g = cg;
+    let b = cb;
     if (m8 != 255) {
       const m = <f64>m8 * INV8;
-      const rest = 1.0 - m;
-      const bi = pb + <usize>i * 3;
-      let br = lin(<u32>load<u8>(bi)) - m * (nr * D + S);
-      let bg = lin(<u32>load<u8>(bi + 1)) - m * (ng * D + S);
-      let bb = lin(<u32>load<u8>(bi + 2)) - m * (nb * D + S);
-      br = br < 0 ? 0 : br > rest ? rest : br;
-      bg = bg < 0 ? 0 : bg > rest ? rest : bg;
-      bb = bb < 0 ? 0 : bb > rest ? rest : bb;
-      r = br + m * r;
-      g = bg + m * g;
-      b = bb + m * b;
+      underPaint(pb + <usize>i * 3, m, D, S);
+      r = ur + m * r;
+      g = ug + m * g;
+      b = ub + m * b;
     }
     if (hasShadow) {
       const s8 = <u32>load<u8>(ps + i);
@@ -205,37 +227,20 @@ export function transparentSpan(n: i32, pc: usize, pm: usize, ps: usize, pd: usi
     if (A > 0) {
       // the whole formula (../kernel.ts paintPixel)
       const bi = rgb + <usize>i * 3;
-      r = lin(<u32>load<u8>(bi));
-      g = lin(<u32>load<u8>(bi + 1));
-      b = lin(<u32>load<u8>(bi + 2));
       const m8 = <u32>load<u8>(pm + i);
       if (m8 != 0) {
         const m = <f64>m8 * INV8;
         const D = <f64>load<u16>(pd + (<usize>i << 1)) * INV16;
         const S = <f64>load<u16>(pq + (<usize>i << 1)) * INV16;
-        const rest = 1.0 - m;
-        r -= m * (nr * D + S);
-        g -= m * (ng * D + S);
-        b -= m * (nb * D + S);
-        r = r < 0 ? 0 : r > rest ? rest : r;
-        g = g < 0 ? 0 : g > rest ? rest : g;
-        b = b < 0 ? 0 : b > rest ? rest : b;
-        const Dc = gain * D;
-        const Sc = S > floor ? S - floor : 0.0;
-        let cr = tr * Dc + Sc;
-        let cg = tg * Dc + Sc;
-        let cb = tb * Dc + Sc;
-        const mx = cr > cg ? (cr > cb ? cr : cb) : cg > cb ? cg : cb;
-        if (mx > K) {
-          const x = (mx - K) * INV_1K;
-          const f = (K + ((1.0 - K) * x) / (1.0 + x)) / mx;
-          cr *= f;
-          cg *= f;
-          cb *= f;
-        }
-        r += m * cr;
-        g += m * cg;
-        b += m * cb;
+        underPaint(bi, m, D, S);
+        paintColour(D, S);
+        r = ur + m * cr;
+        g = ug + m * cg;
+        b = ub + m * cb;
+      } else {
+        r = lin(<u32>load<u8>(bi));
+        g = lin(<u32>load<u8>(bi + 1));
+        b = lin(<u32>load<u8>(bi + 2));
       }
       // the car premultiplied: the backdrop seen at partial coverage taken out
       let pr = r - ra * gr;
