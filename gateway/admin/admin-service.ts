@@ -121,14 +121,28 @@ export class AdminService {
     return (await this.getContract(orgId))!;
   }
 
-  async createKey(orgId: string, name: string | null) {
-    await this.requireOrg(orgId);
+  /**
+   * `maxActive`: refuse (403) when the organisation already has this many unrevoked keys — the
+   * dashboard's self-service cap; the operator's admin API has none. The count and the insert hold
+   * the organisation's row, so concurrent creations cannot both pass the last free place.
+   */
+  async createKey(orgId: string, name: string | null, opts: { maxActive?: number } = {}) {
     const { key, displayPrefix } = generateApiKey();
     const id = randomId('key');
-    await this.db.query(
-      'INSERT INTO api_keys (id, org_id, name, prefix, key_hash, secret_id) VALUES ($1, $2, $3, $4, $5, $6)',
-      [id, orgId, name, displayPrefix, hashApiKey(key, this.hashSecret), this.hashSecret.id],
-    );
+    await this.db.transaction(async (tx) => {
+      const org = await tx.query<{ id: string }>('SELECT id FROM organizations WHERE id = $1 FOR UPDATE', [orgId]);
+      if (!org[0]) throw notFound('Organization');
+      if (opts.maxActive !== undefined) {
+        const [row] = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND revoked_at IS NULL', [orgId]);
+        if ((row?.n ?? 0) >= opts.maxActive) {
+          throw new ServiceError('forbidden', `An organization can have at most ${opts.maxActive} active keys; revoke one to create another`);
+        }
+      }
+      await tx.query(
+        'INSERT INTO api_keys (id, org_id, name, prefix, key_hash, secret_id) VALUES ($1, $2, $3, $4, $5, $6)',
+        [id, orgId, name, displayPrefix, hashApiKey(key, this.hashSecret), this.hashSecret.id],
+      );
+    });
     return { id, key, name, prefix: displayPrefix, organization_id: orgId };
   }
 

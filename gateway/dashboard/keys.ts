@@ -31,9 +31,15 @@ export async function listKeys(db: Queryable, recorder: UsageRecorder, orgId: st
   });
 }
 
+/**
+ * Active keys an organisation may hold through the dashboard: enough for every environment and
+ * pipeline of a customer, few enough that a member (or a stolen session) cannot fill the key table.
+ */
+export const DASHBOARD_MAX_ACTIVE_KEYS = 100;
+
 /** Created through the admin API's own path; the secret is returned once and never stored. */
 export async function createKey(db: Queryable, admin: AdminService, orgId: string, name: string) {
-  const k = await admin.createKey(orgId, name);
+  const k = await admin.createKey(orgId, name, { maxActive: DASHBOARD_MAX_ACTIVE_KEYS });
   const rows = await db.query<{ created_at: Date }>('SELECT created_at FROM api_keys WHERE id = $1', [k.id]);
   return { id: k.id, name: k.name, prefix: k.prefix, created_at: rows[0]!.created_at.toISOString(), key: k.key };
 }

@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { MESSAGES } from '../../shared/errors.ts';
 import { backendLabel } from './support/backend.ts';
 import { DashboardClient, expectError, signedInCustomer, tokenOf } from './support/dashboard-client.ts';
+import { DASHBOARD_MAX_ACTIVE_KEYS } from '../../gateway/dashboard/keys.ts';
 import { request, startTestGateway, type TestGateway } from './support/gateway-fixture.ts';
 import { captureLog } from '../support/log-capture.ts';
 
@@ -322,6 +323,27 @@ describe(`dashboard API (${backendLabel()})`, function () {
   });
 
   describe('security', () => {
+    it(`a member cannot hold more than ${DASHBOARD_MAX_ACTIVE_KEYS} active keys, even creating them at once; revoking frees a place; the operator is not capped`, async () => {
+      const c = await signedInCustomer(gw);
+      // the customer fixture's own key is active too; fill up to two places short through the admin API
+      const active = async () => (await gw.db.query('SELECT 1 FROM api_keys WHERE org_id = $1 AND revoked_at IS NULL', [c.org])).length;
+      for (let n = await active(); n < DASHBOARD_MAX_ACTIVE_KEYS - 2; n++) await gw.admin.createKey(c.org, `fill ${n}`);
+      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => c.client.call('POST', '/keys', { name: `race ${i}` })));
+      expect(answers.map((a) => a.status).sort()).to.deep.equal([201, 201, 403, 403, 403, 403]);
+      for (const a of answers.filter((x) => x.status === 403)) expectError(a, 403, 'forbidden');
+      expect(answers.find((a) => a.status === 403)!.body.message).to.equal(
+        `An organization can have at most ${DASHBOARD_MAX_ACTIVE_KEYS} active keys; revoke one to create another`,
+      );
+      expect(await active()).to.equal(DASHBOARD_MAX_ACTIVE_KEYS);
+      const made = answers.find((a) => a.status === 201)!.body as { id: string };
+      expect((await c.client.call('POST', `/keys/${made.id}/revoke`)).status).to.equal(200);
+      expect((await c.client.call('POST', '/keys', { name: 'after revoke' })).status).to.equal(201);
+      expectError(await c.client.call('POST', '/keys', { name: 'one too many' }), 403, 'forbidden');
+      // the operator's admin API has no cap
+      await gw.admin.createKey(c.org, 'operator');
+      expect(await active()).to.equal(DASHBOARD_MAX_ACTIVE_KEYS + 1);
+    });
+
     it('state-changing calls need the session CSRF token: missing or wrong is 403', async () => {
       const c = await signedInCustomer(gw);
       expectError(await c.client.call('POST', '/keys', { name: 'x' }, { 'x-csrf-token': '' }), 403, 'forbidden');
