@@ -185,7 +185,7 @@ describe('cpu kernel', function () {
         ];
         // the JavaScript kernel on one buffer, primed by hand when the start is the same as last time
         let js: Uint8Array | null = null;
-        let jsLast: { start: Uint8Array; box: [number, number, number, number] | null } | null = null;
+        let jsLast = null as { start: Uint8Array; box: [number, number, number, number] | null } | null;
         for (const [color, shadow, plate] of renders) {
           const job = await jobOf(color, shadow, plate);
           const reference = new Uint8Array(job.layers.width * job.layers.height * 3);
