@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
-import express, { type Express, type RequestHandler } from 'express';
-import { pinoHttp } from 'pino-http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from '../../shared/logger.ts';
 import type { AdminService } from '../admin/admin-service.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
@@ -16,7 +16,7 @@ import { createDownloadGuard, type DownloadGuard } from '../limits/download-guar
 import { authenticateAndLimit } from './authenticate.ts';
 import { adminBodyParser, type BodyLimits } from './body.ts';
 import { createContractOrigins, imageCors, v1Cors, type ContractOrigins } from './cors.ts';
-import { accessLogSerializers } from './log-redaction.ts';
+import { requestLog } from './log-redaction.ts';
 import { errorHandler, limitUrlLength, notFoundHandler } from './errors.ts';
 import { methodNotAllowed } from './hardening.ts';
 import { createHttpMetrics, type HttpMetrics } from './metrics.ts';
@@ -97,23 +97,18 @@ export function buildApp(deps: AppDeps): Express {
   app.set('query parser', 'simple');
 
   const metrics = deps.metrics ?? createHttpMetrics({ renderTimeoutMs: deps.renderTimeoutMs });
-  app.use(
-    pinoHttp({
-      logger: deps.logger,
-      genReqId: (req, res) => {
-        const given = req.headers['x-request-id'];
-        const id = typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : crypto.randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-      // the URL as the router sees it, image tokens and key-shaped strings masked; the status (log-redaction.ts)
-      wrapSerializers: false,
-      serializers: accessLogSerializers,
-    }),
-  );
-  app.use(metrics.middleware);
+  const genReqId = (req: IncomingMessage, res: ServerResponse) => {
+    const given = req.headers['x-request-id'];
+    const id = typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : crypto.randomUUID();
+    res.setHeader('X-Request-Id', id);
+    return id;
+  };
+  const ignore = (req: IncomingMessage) => req.url === '/healthz' || req.url === '/readyz';
+  // The access log (the URL as the router sees it, image tokens and key-shaped strings masked; the
+  // status: log-redaction.ts) and the latency histogram, from one hook per request.
+  const log = requestLog({ logger: deps.logger, genReqId, ignore, onFinish: (req, res, seconds) => metrics.record(req as Request, res as Response, seconds) });
+  log.install(app.request);
+  app.use(log.middleware);
   app.use(limitUrlLength(8192));
   // CORS before any route: preflights are answered here, before authentication (never billed)
   const corsV1 = v1Cors({ gatewayOrigins: deps.corsAllowedOrigins ?? [], contracts: deps.contractOrigins ?? createContractOrigins({ db: deps.db }) });

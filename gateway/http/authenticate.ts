@@ -4,6 +4,7 @@ import type { Authenticator } from '../auth/authenticator.ts';
 import type { Principal } from '../auth/principal.ts';
 import { rateLimitHeaders } from '../limits/headers.ts';
 import type { Limiter } from '../limits/limiter.ts';
+import { bindRequestLog } from './log-redaction.ts';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -37,7 +38,7 @@ export function authenticateAndLimit(auth: Authenticator, limiter: Limiter): Req
     }
     for (const name in headers) res.setHeader(name, headers[name]!); // plain strings: no need for res.set()'s checks
     res.locals.principal = principal;
-    req.log?.setBindings?.({ org: principal.orgId, key: principal.keyId });
+    bindRequestLog(req, { org: principal.orgId, key: principal.keyId });
     next();
   };
 }

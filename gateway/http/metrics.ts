@@ -1,9 +1,13 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface HttpMetrics {
   registry: Registry;
-  middleware: RequestHandler;
+  /**
+   * Records a finished response that took `seconds`; the app's request hook (log-redaction.ts,
+   * requestLog) calls it once per response, on 'finish'.
+   */
+  record(req: Request, res: Response, seconds: number): void;
   /** Marks the mount prefix of a router (`/v1`, `/admin/v1`) for the route label. */
   mount(prefix: string): RequestHandler;
 }
@@ -41,21 +45,18 @@ export function createHttpMetrics(opts: { renderTimeoutMs?: number } = {}): Http
     registers: [registry],
   });
   const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
-  const middleware: RequestHandler = (req, res, next) => {
-    const end = duration.startTimer();
-    res.on('finish', () => {
-      const template = req.route?.path;
-      const mount = (res.locals.routeMount as string | undefined) ?? '';
-      const route = typeof template === 'string' ? `${mount}${template}` : 'unmatched';
-      const method = KNOWN_METHODS.has(req.method) ? req.method : 'other';
-      end({ method, route, status: String(res.statusCode) });
-      if (res.statusCode >= 400) errors.inc({ status: String(res.statusCode) });
-    });
-    next();
+  const record = (req: Request, res: Response, seconds: number) => {
+    const template = req.route?.path;
+    const mount = (res.locals.routeMount as string | undefined) ?? '';
+    const route = typeof template === 'string' ? `${mount}${template}` : 'unmatched';
+    const method = KNOWN_METHODS.has(req.method) ? req.method : 'other';
+    const status = String(res.statusCode);
+    duration.observe({ method, route, status }, seconds);
+    if (res.statusCode >= 400) errors.inc({ status });
   };
   const mount = (prefix: string): RequestHandler => (_req, res, next) => {
     res.locals.routeMount = prefix;
     next();
   };
-  return { registry, middleware, mount };
+  return { registry, record, mount };
 }

@@ -107,8 +107,8 @@ async function gatewayChild(): Promise<void> {
     ...(env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL } : {}),
     ...(env.REDIS_URL ? { REDIS_URL: env.REDIS_URL } : {}),
   });
-  // The service's logger, on stdout, which the parent sends to /dev/null: every request line is
-  // formatted and written as in production.
+  // The service's logger, on stdout, which the parent sends to a pipe with a reader: every request line
+  // is formatted and written as in production.
   const logger = createLogger('gateway', config.logLevel);
   const gw = await startGateway({ config, logger, renderer: null });
   const stop = async () => {
