@@ -16,7 +16,7 @@ import { createDownloadGuard, type DownloadGuard } from '../limits/download-guar
 import { authenticateAndLimit } from './authenticate.ts';
 import { adminBodyParser, type BodyLimits } from './body.ts';
 import { createContractOrigins, imageCors, v1Cors, type ContractOrigins } from './cors.ts';
-import { requestLog } from './log-redaction.ts';
+import { requestLog } from './request-log.ts';
 import { errorHandler, limitUrlLength, notFoundHandler } from './errors.ts';
 import { methodNotAllowed } from './hardening.ts';
 import { createHttpMetrics, type HttpMetrics } from './metrics.ts';
@@ -105,7 +105,7 @@ export function buildApp(deps: AppDeps): Express {
   };
   const ignore = (req: IncomingMessage) => req.url === '/healthz' || req.url === '/readyz';
   // The access log (the URL as the router sees it, image tokens and key-shaped strings masked; the
-  // status: log-redaction.ts) and the latency histogram, from one hook per request.
+  // status: request-log.ts) and the latency histogram, from one hook per request.
   const log = requestLog({ logger: deps.logger, genReqId, ignore, onFinish: (req, res, seconds) => metrics.record(req as Request, res as Response, seconds) });
   log.install(app.request);
   app.use(log.middleware);

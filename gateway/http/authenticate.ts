@@ -4,7 +4,7 @@ import type { Authenticator } from '../auth/authenticator.ts';
 import type { Principal } from '../auth/principal.ts';
 import { rateLimitHeaders } from '../limits/headers.ts';
 import type { Limiter } from '../limits/limiter.ts';
-import { bindRequestLog } from './log-redaction.ts';
+import { bindRequestLog } from './request-log.ts';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace

@@ -4,7 +4,7 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 export interface HttpMetrics {
   registry: Registry;
   /**
-   * Records a finished response that took `seconds`; the app's request hook (log-redaction.ts,
+   * Records a finished response that took `seconds`; the app's request hook (request-log.ts,
    * requestLog) calls it once per response, on 'finish'.
    */
   record(req: Request, res: Response, seconds: number): void;
