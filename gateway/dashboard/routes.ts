@@ -25,7 +25,7 @@ import { dashboardSecurityHeaders } from './security-headers.ts';
 import { SESSION_COOKIE, type Session, type Sessions } from './sessions.ts';
 import type { SignInLinks } from './sign-in-links.ts';
 import { dashboardStatic } from './static.ts';
-import { createAddressThrottle, createFailureThrottle } from './throttle.ts';
+import { createAddressThrottle, createFailureThrottle } from '../auth/failure-throttle.ts';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace

@@ -1,7 +1,6 @@
 import type http from 'node:http';
 import type net from 'node:net';
 import type { RequestHandler, Router } from 'express';
-import { LRUCache } from 'lru-cache';
 import { MESSAGES, ServiceError, defaultMessage, HTTP_STATUS, type ErrorCode } from '../../shared/errors.ts';
 
 /**
@@ -76,42 +75,6 @@ export function methodNotAllowed(router: Router): void {
       next(new ServiceError('method_not_allowed', `Method ${req.method} is not allowed here; use ${allow}`, { headers: { Allow: allow } }));
     });
   }
-}
-
-export interface AuthFailureThrottle {
-  /** Throws rate_limited (429 with Retry-After) while the address is over its limit. */
-  check(address: string, nowMs?: number): void;
-  fail(address: string, nowMs?: number): void;
-}
-
-/**
- * Failed authentication attempts per client address in a fixed one-minute window. Over the limit,
- * every attempt from that address (right token included, so guessing stays blind) answers 429 until
- * the window ends. Bounded memory: the least recently seen addresses are forgotten first.
- */
-export function createAuthFailureThrottle(opts: { perMinute: number; windowMs?: number; maxAddresses?: number }): AuthFailureThrottle {
-  const windowMs = opts.windowMs ?? 60_000;
-  const entries = new LRUCache<string, { count: number; resetAt: number }>({ max: opts.maxAddresses ?? 50_000 });
-  const current = (address: string, now: number) => {
-    const e = entries.get(address);
-    return e && e.resetAt > now ? e : null;
-  };
-  return {
-    check(address, now = Date.now()) {
-      const e = current(address, now);
-      if (e && e.count >= opts.perMinute) {
-        const retry = Math.max(1, Math.ceil((e.resetAt - now) / 1000));
-        throw new ServiceError('rate_limited', 'Too many failed authentication attempts from this address, retry later', {
-          headers: { 'Retry-After': String(retry) },
-        });
-      }
-    },
-    fail(address, now = Date.now()) {
-      const e = current(address, now);
-      if (e) e.count += 1;
-      else entries.set(address, { count: 1, resetAt: now + windowMs });
-    },
-  };
 }
 
 const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' };

@@ -11,9 +11,10 @@ import { exportCatalog } from '../../catalog/export.ts';
 import { importCatalog } from '../../catalog/import.ts';
 import type { Database } from '../../db/database.ts';
 import type { SignInLinks } from '../../dashboard/sign-in-links.ts';
-import { ID_RE, VIEW_RE, clientAddress, createAuthFailureThrottle, methodNotAllowed, validateParams, type AuthFailureThrottle } from '../hardening.ts';
+import { createAddressThrottle, type FailureThrottle } from '../../auth/failure-throttle.ts';
+import { ID_RE, VIEW_RE, clientAddress, methodNotAllowed, validateParams } from '../hardening.ts';
 
-function requireAdmin(token: string, throttle: AuthFailureThrottle): RequestHandler {
+function requireAdmin(token: string, throttle: FailureThrottle): RequestHandler {
   const expected = crypto.createHash('sha256').update(token).digest();
   return (req, _res, next) => {
     const address = clientAddress(req);
@@ -62,7 +63,7 @@ export function adminRoutes(deps: {
   adminToken: string;
   db: Database;
   assets: AssetSetDirectory;
-  /** Failed admin authentications per client address and minute before 429 (default 20). */
+  /** Failed admin authentications per client address (an IPv6 /64) and minute before 429 (default 20). */
   authFailuresPerMinute?: number;
   /** Reads request bodies (body.ts): runs right after the token check, so a refused call's body is never read. */
   bodyParser?: RequestHandler;
@@ -71,7 +72,13 @@ export function adminRoutes(deps: {
 }): Router {
   const r = Router();
   const { admin } = deps;
-  r.use(requireAdmin(deps.adminToken, createAuthFailureThrottle({ perMinute: deps.authFailuresPerMinute ?? 20 })));
+  // per client address, an IPv6 client per /64 (it can pick any address in it), like the dashboard's sign-ins
+  const throttle = createAddressThrottle({
+    limit: deps.authFailuresPerMinute ?? 20,
+    windowMs: 60_000,
+    message: 'Too many failed authentication attempts from this address, retry later',
+  });
+  r.use(requireAdmin(deps.adminToken, throttle));
   if (deps.bodyParser) r.use(deps.bodyParser);
   // ids and view ids are checked against their alphabets before any query (404 otherwise)
   validateParams(r, { org: ID_RE, id: ID_RE, view: VIEW_RE });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { addressSubject, createAddressThrottle } from '../../gateway/dashboard/throttle.ts';
+import { addressSubject, createAddressThrottle } from '../../gateway/auth/failure-throttle.ts';
 
 const WINDOW = 60_000;
 const T0 = Date.UTC(2031, 4, 10);
@@ -17,7 +17,7 @@ function refusedAfter(addresses: string[], probe: string, limit = 3): boolean {
   }
 }
 
-describe('dashboard sign-in throttle: client addresses', () => {
+describe('failed-authentication throttle (dashboard sign-ins, admin API): client addresses', () => {
   it('IPv6 addresses count per /64: other addresses of the same /64 are refused, the next /64 is not', () => {
     const attacker = ['2001:db8:1:2::a', '2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:db8:1:2:1234::9'];
     expect(refusedAfter(attacker, '2001:db8:1:2::77')).to.equal(true);
@@ -43,5 +43,19 @@ describe('dashboard sign-in throttle: client addresses', () => {
     expect(addressSubject('fe80::1%eth0')).to.equal('fe80:0:0:0::/64');
     expect(addressSubject('64:ff9b::192.0.2.1')).to.equal('64:ff9b:0:0::/64'); // a dotted tail outside ::ffff:0:0/96 stays IPv6
     expect(addressSubject('unknown')).to.equal('unknown');
+  });
+
+  it('answers the message it was made with (the admin API names its own), with Retry-After to the end of the window', () => {
+    const t = createAddressThrottle({ limit: 1, windowMs: WINDOW, message: 'Too many failed authentication attempts from this address, retry later' });
+    t.fail('2001:db8:5::1', T0);
+    let err = null as { code?: string; message?: string; headers?: Record<string, string> } | null;
+    try {
+      t.check('2001:db8:5::2', T0 + 15_000); // the same /64
+    } catch (e) {
+      err = e as typeof err;
+    }
+    expect(err?.code).to.equal('rate_limited');
+    expect(err?.message).to.equal('Too many failed authentication attempts from this address, retry later');
+    expect(err?.headers).to.deep.equal({ 'Retry-After': '45' });
   });
 });

@@ -8,12 +8,17 @@ export interface FailureThrottle {
   fail(subject: string, nowMs?: number): void;
 }
 
+/** The 429's message unless a throttle names its own (the admin API's). */
+const SIGN_IN_MESSAGE = 'Too many failed sign-in attempts, retry later';
+
 /**
- * Failed sign-ins per subject (a client address, an email) in a fixed window. Over the limit every
- * attempt answers 429 until the window ends, right password included, so guessing stays blind.
- * In-process: each gateway instance keeps its own counts (docs/dashboard.md).
+ * Failed authentications per subject (a client address, an email) in a fixed window: the dashboard's
+ * sign-ins and the admin API's bearer token. Over the limit every attempt answers 429 until the window
+ * ends, right password or token included, so guessing stays blind. In-process: each gateway instance
+ * keeps its own counts (docs/dashboard.md). Bounded memory: the least recently seen subjects go first.
  */
-export function createFailureThrottle(opts: { limit: number; windowMs: number; maxSubjects?: number }): FailureThrottle {
+export function createFailureThrottle(opts: { limit: number; windowMs: number; maxSubjects?: number; message?: string }): FailureThrottle {
+  const message = opts.message ?? SIGN_IN_MESSAGE;
   const entries = new LRUCache<string, { count: number; resetAt: number }>({ max: opts.maxSubjects ?? 50_000 });
   const current = (subject: string, now: number) => {
     const e = entries.get(subject);
@@ -23,7 +28,7 @@ export function createFailureThrottle(opts: { limit: number; windowMs: number; m
     check(subject, now = Date.now()) {
       const e = current(subject, now);
       if (e && e.count >= opts.limit) {
-        throw new ServiceError('rate_limited', 'Too many failed sign-in attempts, retry later', {
+        throw new ServiceError('rate_limited', message, {
           headers: { 'Retry-After': String(Math.max(1, Math.ceil((e.resetAt - now) / 1000))) },
         });
       }
@@ -70,7 +75,7 @@ function hextets(address: string): number[] | null {
 }
 
 /** A FailureThrottle over client addresses, grouped by addressSubject. */
-export function createAddressThrottle(opts: { limit: number; windowMs: number; maxSubjects?: number }): FailureThrottle {
+export function createAddressThrottle(opts: { limit: number; windowMs: number; maxSubjects?: number; message?: string }): FailureThrottle {
   const inner = createFailureThrottle(opts);
   return {
     check: (address, now) => inner.check(addressSubject(address), now),
