@@ -17,6 +17,8 @@ export interface AssetStoreOptions {
   logger: Logger;
   /** How often a set's set.json is re-checked for a change, ms. */
   recheckMs?: number;
+  /** Make each level's shadowed base (Layers.shadowedBase): the cpu backend's; default true. */
+  shadowedBase?: boolean;
 }
 
 interface SetEntry {
@@ -190,6 +192,7 @@ export class AssetStore {
           v.lightDepth,
           v.width,
           v.height,
+          { shadowedBase: this.opts.shadowedBase },
         ),
       );
     }

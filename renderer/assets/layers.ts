@@ -23,15 +23,16 @@ export interface Layers extends PlaneSet {
   width: number;
   height: number;
   /**
-   * The base with the floor shadow already applied (RGB; present when `shadow` is): what a render
-   * with the shadow shows wherever there is no paint, whatever the colour. Made once per level, so
-   * the cpu kernel copies it and never visits the shadow-only pixels (about half the pixels it
-   * touched before).
+   * The base with the floor shadow already applied (RGB): what a render with the shadow shows
+   * wherever there is no paint, whatever the colour. Made once per level for the cpu backend (the
+   * asset store's `shadowedBase` option; the gl backend does not use it), so the kernel copies it and
+   * never visits the shadow-only pixels (about half the pixels it touched before).
    */
   shadowedBase?: Uint8Array;
   /**
-   * Where a render differs from its starting picture (the base, or `shadowedBase` with the shadow):
-   * the runs of pixels with paint (layers.ts `activeRuns`). Absent: every pixel is visited.
+   * Where a render differs from its starting picture (layers.ts `activeRuns`): the runs of pixels with
+   * paint when there is a `shadowedBase` (the start with the shadow), else of pixels with paint or
+   * shadow. Absent: every pixel is visited.
    */
   runs?: ActiveRuns;
   /** A pre-scaled level's place in the full size (reduceLayers); absent: the full size itself. */
@@ -80,8 +81,8 @@ export interface Planes extends PlaneSet {
   shadowedBase?: Uint8Array;
 }
 
-/** Zeroed planes of a width × height view in a new arena (LayerArena). */
-export function allocPlanes(key: string, width: number, height: number, has: { shadow: boolean; coverage: boolean }): Planes {
+/** Zeroed planes of a width × height view in a new arena (LayerArena); `shadowedBase` (default true) reserves that plane too when there is a shadow. */
+export function allocPlanes(key: string, width: number, height: number, has: { shadow: boolean; coverage: boolean; shadowedBase?: boolean }): Planes {
   const n = width * height;
   const align = (x: number) => Math.ceil(x / 64) * 64;
   const slotBytes = align(width * 4);
@@ -96,7 +97,7 @@ export function allocPlanes(key: string, width: number, height: number, has: { s
   const oDiffuse = at(n * 2);
   const oSpecular = at(n * 2);
   const oShadow = has.shadow ? at(n) : -1;
-  const oShadowedBase = has.shadow ? at(n * 3) : -1;
+  const oShadowedBase = has.shadow && has.shadowedBase !== false ? at(n * 3) : -1;
   const oCoverage = has.coverage ? at(n) : -1;
   const pages = Math.ceil(end / WASM_PAGE);
   const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
@@ -188,9 +189,15 @@ export function fillShadowedBase(out: Uint8Array, base: Uint8Array, shadow: Uint
   }
 }
 
-export function makeLayers(key: string, l: Omit<Layers, 'bytes' | 'key' | 'runs' | 'level'>): Layers {
-  let shadowedBase = l.shadowedBase;
-  if (l.shadow !== null) {
+/**
+ * The Layers of these planes: with a shadow, the shadowed base is filled (the arena's plane from
+ * allocPlanes; outside an arena a new one) and the runs cover paint only, unless `opts.shadowedBase`
+ * is false, where there is none and the runs cover paint and shadow, as the kernels then need.
+ */
+export function makeLayers(key: string, l: Omit<Layers, 'bytes' | 'key' | 'runs' | 'level'>, opts: { shadowedBase?: boolean } = {}): Layers {
+  let shadowedBase: Uint8Array | undefined;
+  if (l.shadow !== null && opts.shadowedBase !== false) {
+    shadowedBase = l.shadowedBase;
     if (shadowedBase === undefined) {
       // in an arena the kernel reads it in place, so it must be the arena's (allocPlanes)
       if (l.arena) throw new Error(`${key}: layers in an arena need their shadowedBase plane from allocPlanes`);
@@ -198,10 +205,11 @@ export function makeLayers(key: string, l: Omit<Layers, 'bytes' | 'key' | 'runs'
     }
     fillShadowedBase(shadowedBase, l.base, l.shadow);
   }
-  const runs = activeRuns(l.width, l.height, l.paint, null);
+  const runs = activeRuns(l.width, l.height, l.paint, shadowedBase ? null : l.shadow);
   // an arena is held whole (header and scratch rows included) for as long as any of its planes is
   const planes = l.arena ? l.arena.memory.buffer.byteLength : layerBytes(l);
-  return { ...l, ...(shadowedBase ? { shadowedBase } : {}), runs, key, bytes: planes + runs.rowStart.byteLength + runs.xs.byteLength };
+  const { shadowedBase: _given, ...rest } = l;
+  return { ...rest, ...(shadowedBase ? { shadowedBase } : {}), runs, key, bytes: planes + runs.rowStart.byteLength + runs.xs.byteLength };
 }
 
 export interface LayerFiles {
@@ -220,6 +228,7 @@ export async function decodeLayerFiles(
   lightDepth: { diffuse: 8 | 16; specular: 8 | 16 },
   width: number,
   height: number,
+  opts: { shadowedBase?: boolean } = {},
 ): Promise<Layers> {
   const rgb = (f: string) => sharp(f).removeAlpha().toColourspace('srgb').raw().toBuffer();
   const grey8 = (f: string) => sharp(f).toColourspace('b-w').raw().toBuffer();
@@ -246,7 +255,7 @@ export async function decodeLayerFiles(
   ) {
     throw new Error(`${key}: decoded layer sizes do not match ${width}x${height}`);
   }
-  const planes = allocPlanes(key, width, height, { shadow: sh !== null, coverage: cv !== null });
+  const planes = allocPlanes(key, width, height, { shadow: sh !== null, coverage: cv !== null, shadowedBase: opts.shadowedBase });
   const { base, paint, diffuse, specular, shadow, shadowedBase, coverage, arena } = planes;
   base.set(b);
   paint.set(p);
@@ -258,7 +267,7 @@ export async function decodeLayerFiles(
     if (l.depth === 16) out.set(new Uint16Array(l.buf.buffer, l.buf.byteOffset, px));
     else for (let i = 0; i < px; i++) out[i] = lut[l.buf[i]!]!;
   }
-  return makeLayers(key, { width, height, base, paint, diffuse, specular, shadow, shadowedBase, coverage, arena });
+  return makeLayers(key, { width, height, base, paint, diffuse, specular, shadow, shadowedBase, coverage, arena }, opts);
 }
 
 /**
@@ -332,7 +341,13 @@ export function reduceLayers(key: string, src: Layers, ratio: 2 | 1.5): Layers {
   const ty = axisTaps(H, footprint, src.height, g.footprint, g.fullHeight);
   const w = src.width;
   const N = W * H;
-  const { base, paint, diffuse, specular, shadow, shadowedBase, coverage, arena } = allocPlanes(key, W, H, { shadow: src.shadow !== null, coverage: src.coverage !== null });
+  // a level has a shadowed base when the level it is reduced from has one
+  const withShadowedBase = src.shadowedBase !== undefined;
+  const { base, paint, diffuse, specular, shadow, shadowedBase, coverage, arena } = allocPlanes(key, W, H, {
+    shadow: src.shadow !== null,
+    coverage: src.coverage !== null,
+    shadowedBase: withShadowedBase,
+  });
   const L = SRGB8_TO_LINEAR;
   const Q = LINEAR_LUT_SIZE - 1;
   const sb = src.base;
@@ -402,7 +417,7 @@ export function reduceLayers(key: string, src: Layers, ratio: 2 | 1.5): Layers {
     }
   }
   const level: LevelGeometry = { footprint, fullWidth: g.fullWidth, fullHeight: g.fullHeight };
-  return { ...makeLayers(key, { width: W, height: H, base, paint, diffuse, specular, shadow, shadowedBase, coverage, arena }), level };
+  return { ...makeLayers(key, { width: W, height: H, base, paint, diffuse, specular, shadow, shadowedBase, coverage, arena }, { shadowedBase: withShadowedBase }), level };
 }
 
 /** The next level down: each pixel the exact average of a 2×2 block (reduceLayers). */

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { linearToSrgb, hexToLinear } from '../../renderer/color/srgb.ts';
 import { AssetStore } from '../../renderer/assets/asset-store.ts';
-import { activeRuns } from '../../renderer/assets/layers.ts';
+import { makeLayers, sharedU16, sharedU8 } from '../../renderer/assets/layers.ts';
 import { CpuCompositor, kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { compositeKernel, compositeRows } from '../../renderer/backends/cpu/kernel.ts';
 import { SHADED, encodeSrgb8 } from '../../renderer/color/srgb8.ts';
@@ -42,32 +42,62 @@ describe('cpu kernel', function () {
     expect([encodeSrgb8(-1), encodeSrgb8(0), encodeSrgb8(1), encodeSrgb8(7)]).to.deep.equal([0, 0, 255, 255]);
     for (let b = 0; b < 256; b++) {
       expect(encodeSrgb8(SRGB8_TO_LINEAR[b]!), `code ${b} round trip`).to.equal(b);
-      for (const s of [0, 1, 128, 255]) expect(SHADED[(s << 8) | b]).to.equal(exact(SRGB8_TO_LINEAR[b]! * (1 - s / 255)));
+      for (let s = 0; s < 256; s++) {
+        if (SHADED[(s << 8) | b] !== exact(SRGB8_TO_LINEAR[b]! * (1 - s / 255))) expect.fail(`SHADED[${s}, ${b}]`);
+      }
     }
   });
 
-  it('finds every pixel with paint or shadow in the runs', () => {
+  it('makes runs that cover every painted pixel, and the shadowed ones too when the layers have no shadowed base; both give the formula\'s bytes', () => {
     const w = 97;
     const h = 13;
-    const paint = new Uint8Array(w * h);
-    const shadow = new Uint8Array(w * h);
+    const n = w * h;
+    const paint = sharedU8(n);
+    const shadow = sharedU8(n);
+    const base = sharedU8(n * 3);
+    const diffuse = sharedU16(n);
+    const specular = sharedU16(n);
     let seed = 7;
-    for (let i = 0; i < paint.length; i++) {
+    for (let i = 0; i < n; i++) {
       seed = (seed * 69069 + 1) >>> 0;
       if (seed % 17 === 0) paint[i] = 1 + (seed % 255);
       else if (seed % 23 === 0) shadow[i] = 1 + (seed % 200);
+      base[i * 3] = seed & 255;
+      base[i * 3 + 1] = (seed >> 8) & 255;
+      base[i * 3 + 2] = (seed >> 16) & 255;
+      diffuse[i] = seed & 0xffff;
+      specular[i] = (seed >> 16) & 0x3fff;
     }
-    const { rowStart, xs } = activeRuns(w, h, paint, shadow);
-    for (let y = 0; y < h; y++) {
-      const inRun = new Uint8Array(w);
-      for (let r = rowStart[y]!; r < rowStart[y + 1]!; r++) {
-        expect(xs[2 * r]!).to.be.below(xs[2 * r + 1]!);
-        if (r > rowStart[y]!) expect(xs[2 * r]!, 'runs sorted and apart').to.be.above(xs[2 * r - 1]!);
-        for (let x = xs[2 * r]!; x < xs[2 * r + 1]!; x++) inRun[x] = 1;
+    const planes = { width: w, height: h, base, paint, diffuse, specular, shadow, coverage: null };
+    for (const withShadowedBase of [true, false]) {
+      const layers = makeLayers('runs', planes, { shadowedBase: withShadowedBase });
+      expect(layers.shadowedBase !== undefined, 'shadowed base made').to.equal(withShadowedBase);
+      const { rowStart, xs } = layers.runs!;
+      let shadowOnlyOutside = 0;
+      for (let y = 0; y < h; y++) {
+        const inRun = new Uint8Array(w);
+        for (let r = rowStart[y]!; r < rowStart[y + 1]!; r++) {
+          expect(xs[2 * r]!).to.be.below(xs[2 * r + 1]!);
+          if (r > rowStart[y]!) expect(xs[2 * r]!, 'runs sorted and apart').to.be.above(xs[2 * r - 1]!);
+          for (let x = xs[2 * r]!; x < xs[2 * r + 1]!; x++) inRun[x] = 1;
+        }
+        for (let x = 0; x < w; x++) {
+          const i = y * w + x;
+          if (paint[i] || (!withShadowedBase && shadow[i])) expect(inRun[x], `pixel ${x},${y}`).to.equal(1);
+          if (!paint[i] && shadow[i] && !inRun[x]) shadowOnlyOutside++;
+        }
       }
-      for (let x = 0; x < w; x++) {
-        if (paint[y * w + x] || shadow[y * w + x]) expect(inRun[x], `pixel ${x},${y}`).to.equal(1);
-      }
+      // with a shadowed base the runs leave shadow-only pixels out (that is the point of it)
+      if (withShadowedBase) expect(shadowOnlyOutside).to.be.above(0);
+      const job = { layers, color: hexToLinear('#C41E3A'), neutral: [0.7, 0.7, 0.72] as [number, number, number], calibration: { diffuseGain: 1.8, specularFloor: 0.03 }, shadow: true, plate: null, transparent: null };
+      const reference = new Uint8Array(n * 3);
+      compositeKernel({ ...kernelInput(job, reference), runs: null, shadowedBase: null });
+      const viaRuns = new Uint8Array(n * 3).fill(9);
+      compositeKernel(kernelInput(job, viaRuns));
+      expect(Buffer.compare(Buffer.from(viaRuns), Buffer.from(reference)), `JavaScript kernel, shadowed base ${withShadowedBase}`).to.equal(0);
+      const wasmOut = new Uint8Array(n * 3).fill(9);
+      new WasmKernel().compositeRows(kernelInput(job, wasmOut), 0, h);
+      expect(Buffer.compare(Buffer.from(wasmOut), Buffer.from(reference)), `wasm kernel, shadowed base ${withShadowedBase}`).to.equal(0);
     }
   });
 

@@ -55,9 +55,9 @@ const MIN_BAND_ROWS = 48;
 const INLINE_MAX_PIXELS = 256 * 1024;
 
 /**
- * The picture an opaque render starts from outside its paint (kernel.ts `opaqueRows`): the shadowed
- * base with the shadow, else the base; null where unpainted pixels are computed too (a shadow without
- * a shadowed base), so a buffer's content outside the runs is not known.
+ * The picture an opaque render starts from outside its runs (kernel.ts `opaqueRows`): the shadowed base
+ * with the shadow, else the base. Layers with a shadow and no shadowed base (the asset store made them
+ * for gl) start from the base and get the shadow inside their runs: null, a buffer is never primed for them.
  */
 function startOf(job: CompositeJob): Uint8Array | null {
   const l = job.layers;

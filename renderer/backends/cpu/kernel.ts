@@ -11,7 +11,8 @@ export interface KernelInput extends PlaneSet {
   runs: ActiveRuns | null;
   /**
    * The base with `shadow` applied (layers.ts `shadowedBase`): with it, rows start as this picture
-   * and unpainted pixels are left as they are; null (no shadow, or none made): rows start as the base.
+   * and unpainted pixels are left as they are, so `runs` may cover paint only. null (no shadow, or
+   * none made): rows start as the base, and `runs` must cover the shadow too (layers.ts makeLayers).
    */
   shadowedBase: Uint8Array | null;
   /** The shared WebAssembly memory the planes are views of (layers.ts `allocPlanes`): the wasm kernel reads them in place. */
