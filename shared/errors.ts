@@ -97,6 +97,8 @@ export const MESSAGES = {
   unavailable: 'The service is temporarily unavailable, retry later',
   deadline: 'The request took too long to complete',
   resourceExhausted: 'The renderer is busy, retry later',
+  tooManyActiveKeys: (max: number) => `An organization can have at most ${max} active keys; revoke one to create another`,
+  tooManyNewKeys: (max: number) => `An organization can create at most ${max} keys a day; retry tomorrow`,
 } as const;
 
 const DEFAULT_MESSAGE: Record<ErrorCode, string> = {

@@ -1,5 +1,5 @@
 import type { KeyedSecret } from '../../shared/config.ts';
-import { ServiceError } from '../../shared/errors.ts';
+import { MESSAGES, ServiceError } from '../../shared/errors.ts';
 import { FORMATS, type ImageFormat } from '../../shared/render-options.ts';
 import { isViewId } from '../../shared/views.ts';
 import { generateApiKey, hashApiKey } from '../auth/api-key-format.ts';
@@ -122,21 +122,29 @@ export class AdminService {
   }
 
   /**
-   * `maxActive`: refuse (403) when the organisation already has this many unrevoked keys — the
-   * dashboard's self-service cap; the operator's admin API has none. The count and the insert hold
-   * the organisation's row, so concurrent creations cannot both pass the last free place.
+   * `caps` (the dashboard's self-service; the operator's admin API has none): refuse (403) when the
+   * organisation already has `maxActive` unrevoked keys, or created `maxPerDay` in the last 24 hours
+   * (so create-and-revoke cannot grow the key table without bound either). The counts and the insert
+   * hold the organisation's row, read committed whatever the server's default, so concurrent
+   * creations cannot both pass the last free place.
    */
-  async createKey(orgId: string, name: string | null, opts: { maxActive?: number } = {}) {
+  async createKey(orgId: string, name: string | null, caps: { maxActive: number; maxPerDay: number } | null = null) {
     const { key, displayPrefix } = generateApiKey();
     const id = randomId('key');
     await this.db.transaction(async (tx) => {
+      // the counts must see a concurrent creation that committed while this one waited for the lock
+      await tx.query('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
       const org = await tx.query<{ id: string }>('SELECT id FROM organizations WHERE id = $1 FOR UPDATE', [orgId]);
       if (!org[0]) throw notFound('Organization');
-      if (opts.maxActive !== undefined) {
-        const [row] = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND revoked_at IS NULL', [orgId]);
-        if ((row?.n ?? 0) >= opts.maxActive) {
-          throw new ServiceError('forbidden', `An organization can have at most ${opts.maxActive} active keys; revoke one to create another`);
-        }
+      if (caps) {
+        const [row] = await tx.query<{ active: number; today: number }>(
+          `SELECT count(*) FILTER (WHERE revoked_at IS NULL)::int AS active,
+                  count(*) FILTER (WHERE created_at > now() - interval '1 day')::int AS today
+             FROM api_keys WHERE org_id = $1`,
+          [orgId],
+        );
+        if ((row?.active ?? 0) >= caps.maxActive) throw new ServiceError('forbidden', MESSAGES.tooManyActiveKeys(caps.maxActive));
+        if ((row?.today ?? 0) >= caps.maxPerDay) throw new ServiceError('forbidden', MESSAGES.tooManyNewKeys(caps.maxPerDay));
       }
       await tx.query(
         'INSERT INTO api_keys (id, org_id, name, prefix, key_hash, secret_id) VALUES ($1, $2, $3, $4, $5, $6)',

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { MESSAGES } from '../../shared/errors.ts';
 import { backendLabel } from './support/backend.ts';
 import { DashboardClient, expectError, signedInCustomer, tokenOf } from './support/dashboard-client.ts';
-import { DASHBOARD_MAX_ACTIVE_KEYS } from '../../gateway/dashboard/keys.ts';
+import { DASHBOARD_MAX_ACTIVE_KEYS, DASHBOARD_MAX_NEW_KEYS_PER_DAY, LISTED_REVOKED_KEYS } from '../../gateway/dashboard/keys.ts';
 import { request, startTestGateway, type TestGateway } from './support/gateway-fixture.ts';
 import { captureLog } from '../support/log-capture.ts';
 
@@ -342,6 +342,28 @@ describe(`dashboard API (${backendLabel()})`, function () {
       // the operator's admin API has no cap
       await gw.admin.createKey(c.org, 'operator');
       expect(await active()).to.equal(DASHBOARD_MAX_ACTIVE_KEYS + 1);
+    });
+
+    it(`creating and revoking cannot grow the key table without bound: ${DASHBOARD_MAX_NEW_KEYS_PER_DAY} new keys a day, and the list shows ${LISTED_REVOKED_KEYS} revoked keys at most`, async () => {
+      const c = await signedInCustomer(gw);
+      // keys made and revoked earlier today (and some yesterday, which do not count), straight into the table
+      const insert = (n: number, prefix: string, createdAt: string) =>
+        gw.db.query(
+          `INSERT INTO api_keys (id, org_id, name, prefix, key_hash, secret_id, created_at, revoked_at)
+           SELECT $2 || g, $1, 'old', 'svc_live_old', $2 || 'hash' || g, 'test', ${createdAt}, ${createdAt}
+             FROM generate_series(1, $3) g`,
+          [c.org, `${prefix}_${c.org}_`, n],
+        );
+      await insert(50, 'yday', "now() - interval '2 days'");
+      const madeToday = (await gw.db.query<{ n: number }>("SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND created_at > now() - interval '1 day'", [c.org]))[0]!.n;
+      await insert(DASHBOARD_MAX_NEW_KEYS_PER_DAY - madeToday - 1, 'today', 'now()');
+      expect((await c.client.call('POST', '/keys', { name: 'the last one today' })).status).to.equal(201);
+      const refused = await c.client.call('POST', '/keys', { name: 'one more' });
+      expectError(refused, 403, 'forbidden');
+      expect(refused.body.message).to.equal(`An organization can create at most ${DASHBOARD_MAX_NEW_KEYS_PER_DAY} keys a day; retry tomorrow`);
+      const keys = (await c.client.call('GET', '/keys')).body.keys as { revoked_at: string | null }[];
+      expect(keys.filter((k) => k.revoked_at !== null)).to.have.length(LISTED_REVOKED_KEYS);
+      expect(keys.filter((k) => k.revoked_at === null)).to.have.length(2); // the fixture's key and the last one
     });
 
     it('state-changing calls need the session CSRF token: missing or wrong is 403', async () => {
