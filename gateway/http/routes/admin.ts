@@ -11,19 +11,19 @@ import { exportCatalog } from '../../catalog/export.ts';
 import { importCatalog } from '../../catalog/import.ts';
 import type { Database } from '../../db/database.ts';
 import type { SignInLinks } from '../../dashboard/sign-in-links.ts';
-import { createAddressThrottle, type FailureThrottle } from '../../auth/failure-throttle.ts';
+import { createAddressThrottle, createFailureThrottle, type FailureThrottle } from '../../auth/failure-throttle.ts';
 import { ID_RE, VIEW_RE, clientAddress, methodNotAllowed, validateParams } from '../hardening.ts';
 
-function requireAdmin(token: string, throttle: FailureThrottle): RequestHandler {
+function requireAdmin(token: string, throttles: FailureThrottle[]): RequestHandler {
   const expected = crypto.createHash('sha256').update(token).digest();
   return (req, _res, next) => {
     const address = clientAddress(req);
-    throttle.check(address); // 429 while this address is over its failed-attempt limit
+    for (const t of throttles) t.check(address); // 429 while this address (or its /64) is over its limit
     // RFC 9110: the scheme is case-insensitive ("bearer", "BEARER")
     const m = /^bearer[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '');
     const given = crypto.createHash('sha256').update(m?.[1] ?? '').digest();
     if (!m || !crypto.timingSafeEqual(given, expected)) {
-      throttle.fail(address);
+      for (const t of throttles) t.fail(address);
       next(new ServiceError('unauthorized', 'A valid admin bearer token is required'));
       return;
     }
@@ -63,7 +63,7 @@ export function adminRoutes(deps: {
   adminToken: string;
   db: Database;
   assets: AssetSetDirectory;
-  /** Failed admin authentications per client address (an IPv6 /64) and minute before 429 (default 20). */
+  /** Failed admin authentications per client address and minute before 429 (default 20; an IPv6 /64 five times that). */
   authFailuresPerMinute?: number;
   /** Reads request bodies (body.ts): runs right after the token check, so a refused call's body is never read. */
   bodyParser?: RequestHandler;
@@ -72,13 +72,17 @@ export function adminRoutes(deps: {
 }): Router {
   const r = Router();
   const { admin } = deps;
-  // per client address, an IPv6 client per /64 (it can pick any address in it), like the dashboard's sign-ins
-  const throttle = createAddressThrottle({
-    limit: deps.authFailuresPerMinute ?? 20,
-    windowMs: 60_000,
-    message: 'Too many failed authentication attempts from this address, retry later',
-  });
-  r.use(requireAdmin(deps.adminToken, throttle));
+  // Per client address, and per IPv6 /64 at five times that: a client that picks new addresses in its
+  // /64 is still stopped, while neighbours sharing a /64 (some hosts hand one to many customers) need
+  // five times the failures to lock the operator out.
+  const limit = deps.authFailuresPerMinute ?? 20;
+  const message = 'Too many failed authentication attempts from this address, retry later';
+  r.use(
+    requireAdmin(deps.adminToken, [
+      createFailureThrottle({ limit, windowMs: 60_000, message }),
+      createAddressThrottle({ limit: limit * 5, windowMs: 60_000, message }),
+    ]),
+  );
   if (deps.bodyParser) r.use(deps.bodyParser);
   // ids and view ids are checked against their alphabets before any query (404 otherwise)
   validateParams(r, { org: ID_RE, id: ID_RE, view: VIEW_RE });
