@@ -26,6 +26,7 @@ import { SESSION_COOKIE, type Session, type Sessions } from './sessions.ts';
 import type { SignInLinks } from './sign-in-links.ts';
 import { dashboardStatic } from './static.ts';
 import { createAddressThrottle, createFailureThrottle } from '../auth/failure-throttle.ts';
+import { bindRequestLog } from '../http/request-log.ts';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -167,7 +168,7 @@ function apiRoutes(deps: DashboardDeps): Router {
     if (!s) throw new ServiceError('unauthorized', SESSION_ENDED);
     if (isStateChanging(req)) checkCsrfToken(req, s.csrfToken);
     res.locals.session = s;
-    req.log?.setBindings?.({ org: s.orgId, member: s.memberId });
+    bindRequestLog(req, { org: s.orgId, member: s.memberId });
     next();
   };
   api.use(requireSession);

@@ -7,6 +7,7 @@ import type { Authenticator } from '../../auth/authenticator.ts';
 import type { DownloadGuard } from '../../limits/download-guard.ts';
 import type { ImageClaims, ImageSigner } from '../../signing/image-token.ts';
 import type { ImageRenderer } from '../../render/image-renderer.ts';
+import { bindRequestLog } from '../request-log.ts';
 
 const FILE_RE = /^([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)\.(webp|png|jpeg|jpg)$/;
 const MAX_AGE_CAP = 365 * 24 * 3600;
@@ -63,7 +64,7 @@ export function imageRoutes(deps: ImageRouteDeps): Router {
     const claims = deps.signer.verify(m[1]!);
     const ext = m[2] === 'jpg' ? 'jpeg' : m[2];
     if (ext !== claims.format) throw new ServiceError('bad_request', `This image URL is for format ${claims.format}`);
-    req.log?.setBindings?.({ org: claims.org, key: claims.key });
+    bindRequestLog(req, { org: claims.org, key: claims.key });
     await deps.authenticator.authorizeDownload({
       org: claims.org,
       key: claims.key,
