@@ -5,6 +5,7 @@ import type { PlateTexture } from '../../plate/plate-raster.ts';
 import { SharedMemoryReclaimer } from '../../cache/reclaim.ts';
 import { ARENA_SLOTS } from '../../assets/layers.ts';
 import { BufferPool } from './buffer-pool.ts';
+import { PrimedOutputs } from './primed-outputs.ts';
 
 /** Bytes of pictures dropped from the pool after which the workers are asked to collect. */
 const COLLECT_AFTER_DROPPED = 64 * 1024 * 1024;
@@ -115,16 +116,7 @@ export class CpuCompositor implements Compositor {
   private nextId = 1;
   private closed = false;
   private readonly pool = new BufferPool(OUTPUT_POOL_BYTES);
-  /**
-   * What a pooled output holds outside its runs: the start picture (by `startIds`) of the last
-   * opaque render written into it, and that render's plate box. A render of the same start takes
-   * such a buffer and skips copying the start (about 2/3 of a 2400 px picture's 9.7 MB).
-   */
-  private readonly primes = new WeakMap<Uint8Array, { start: number; box: [number, number, number, number] | null }>();
-  /** An id per start plane (a Layers' base or shadowed base), weakly held, so no evicted layers are pinned. */
-  private readonly startIds = new WeakMap<Uint8Array, number>();
-  private nextStartId = 1;
-  private primedCount = 0;
+  private readonly outputs = new PrimedOutputs(this.pool);
   /** Pictures dropped from the pool are shared memory the main thread lets go of too. */
   private readonly reclaimer = new SharedMemoryReclaimer();
   private droppedSinceCollect = 0;
@@ -212,21 +204,9 @@ export class CpuCompositor implements Compositor {
     const { width, height } = job.layers;
     const alpha = Boolean(job.transparent && job.layers.coverage);
     const channels = alpha ? 4 : 3;
-    const startPlane = alpha ? null : startOf(job);
-    let start = 0;
-    if (startPlane !== null) {
-      start = this.startIds.get(startPlane) ?? this.nextStartId++;
-      this.startIds.set(startPlane, start);
-    }
-    const out = this.pool.take(width * height * channels, start ? (b) => this.primes.get(b)?.start === start : undefined);
-    const prime = this.primes.get(out);
-    // until this composite has finished, the buffer holds nothing known
-    this.primes.delete(out);
+    const { out, start, primed } = this.outputs.take(width * height * channels, alpha ? null : startOf(job));
     const input = kernelInput(job, out);
-    if (start && prime?.start === start) {
-      input.primed = { box: prime.box };
-      this.primedCount++;
-    }
+    input.primed = primed;
     if (this.size === 0 || width * height <= this.inlineMaxPixels) {
       this.inline.compositeRows(input, 0, height);
     } else {
@@ -244,13 +224,13 @@ export class CpuCompositor implements Compositor {
         }),
       );
     }
-    if (start) this.primes.set(out, { start, box: job.plate ? [...job.plate.bbox] : null });
+    this.outputs.done(out, start, job.plate ? job.plate.bbox : null);
     return { width, height, data: out, channels, alpha };
   }
 
   /** Composites that started from a primed buffer (tests). */
   get primedComposites(): number {
-    return this.primedCount;
+    return this.outputs.primedTakes;
   }
 
   release(img: RgbImage): void {
