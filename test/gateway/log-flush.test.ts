@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../support/ports.ts';
+import { waitForOutput } from '../support/child-output.ts';
 
 /**
  * pino's stdout destination (shared/logger.ts) writes asynchronously: a line leaves the event loop
@@ -13,24 +14,6 @@ import { freePort } from '../support/ports.ts';
  * line, and the last line ("stopped"), on stdout when the process has exited.
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-function waitForOutput(child: ChildProcess, re: RegExp, ms: number): Promise<RegExpExecArray> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    const timer = setTimeout(() => reject(new Error(`no ${re} within ${ms} ms; output:\n${text.slice(-3000)}`)), ms);
-    const on = (d: Buffer) => {
-      text += d.toString();
-      const m = re.exec(text);
-      if (m) {
-        clearTimeout(timer);
-        child.stdout!.off('data', on);
-        resolve(m);
-      }
-    };
-    child.stdout!.on('data', on);
-    child.once('exit', (code) => reject(new Error(`exited (${code}) before ${re}; output:\n${text.slice(-3000)}`)));
-  });
-}
 
 describe('gateway process: the request log reaches stdout before the process exits', function () {
   this.timeout(180_000);
@@ -65,7 +48,7 @@ describe('gateway process: the request log reaches stdout before the process exi
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 
-    const [, port] = await waitForOutput(child, /up at http:\/\/localhost:(\d+)/, 120_000);
+    const [, port] = await waitForOutput(child, /up at http:\/\/localhost:(\d+)/, 120_000, ['stdout']);
     const key = /Demo API key \(shown only now\): (\S+)/.exec(stdout)?.[1];
     expect(key, 'demo key printed').to.be.a('string');
     const base = `http://127.0.0.1:${port}`;

@@ -9,6 +9,7 @@ import { openDatabase } from '../../gateway/db/open.ts';
 import { createRendererClient } from '../../shared/render-client.ts';
 import { REAL_DATABASE_URL, createScratchDatabase } from './support/backend.ts';
 import { freePort } from '../support/ports.ts';
+import { exited, waitForOutput } from '../support/child-output.ts';
 
 /**
  * The processes a container runs: `npm run build` output started with plain node (what the images'
@@ -49,35 +50,6 @@ function running(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-function waitForOutput(child: ChildProcess, re: RegExp, ms: number): Promise<RegExpExecArray> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    const timer = setTimeout(() => reject(new Error(`no ${re} within ${ms} ms; output:\n${text.slice(-3000)}`)), ms);
-    const on = (d: Buffer) => {
-      text += d.toString();
-      const m = re.exec(text);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m);
-      }
-    };
-    child.stdout!.on('data', on);
-    child.stderr!.on('data', on);
-    child.once('exit', (code) => reject(new Error(`exited (${code}) before ${re}; output:\n${text.slice(-3000)}`)));
-  });
-}
-
-function exited(child: ChildProcess, ms: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  return new Promise((resolve, reject) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve({ code: child.exitCode, signal: child.signalCode });
-    const timer = setTimeout(() => reject(new Error(`did not exit within ${ms} ms`)), ms);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal });
-    });
-  });
 }
 
 const baseEnv = (dataDir: string, metricsPort: number): NodeJS.ProcessEnv => ({
