@@ -10,8 +10,40 @@ import { SRGB8_TO_LINEAR } from '../../renderer/color/srgb.ts';
 import type { RenderContext } from '../../renderer/pipeline/context.ts';
 import { layersStep } from '../../renderer/pipeline/steps/01-layers.ts';
 import { plateStep } from '../../renderer/pipeline/steps/02-plate.ts';
-import { VIEW_IDS } from '../../shared/views.ts';
+import { VIEW_IDS, type ViewId } from '../../shared/views.ts';
+import type { CompositeJob } from '../../renderer/backends/backend.ts';
 import { TEST_SET, quietLogger, testAssets } from './helpers.ts';
+
+/** The composite job of a 480 px render of the test set, its layers and plate made by the pipeline's own steps. */
+async function compositeJob(
+  store: AssetStore,
+  backend: CpuCompositor,
+  set: Awaited<ReturnType<AssetStore['getSet']>>,
+  view: ViewId,
+  color: string,
+  shadow: boolean,
+  plate: string | null,
+  transparent: boolean,
+): Promise<CompositeJob> {
+  const ctx: RenderContext = {
+    req: { assetSet: TEST_SET, view, color, shadow, plate, format: 'png', width: 480 },
+    set,
+    view: set.views[view]!,
+    deadline: { at: Infinity },
+    timings: {},
+  };
+  await layersStep.run(ctx, { store, backend });
+  await plateStep.run(ctx, { store, backend });
+  return {
+    layers: ctx.layers!,
+    color: hexToLinear(color),
+    neutral: set.neutral,
+    calibration: ctx.view.calibration,
+    shadow: shadow && ctx.view.shadow,
+    plate: ctx.plate ?? null,
+    transparent: transparent ? set.backdrop : null,
+  };
+}
 
 /** The cpu kernel's shortcuts (exact encode table, runs of active pixels, bands of rows) against the plain formula. */
 describe('cpu kernel', function () {
@@ -115,32 +147,15 @@ describe('cpu kernel', function () {
           ['#F5F5F5', true, null, true],
           ['#1E4B8C', true, 'XY-98 ÄÖ', true],
         ] as const) {
-          const ctx: RenderContext = {
-            req: { assetSet: TEST_SET, view, color, shadow, plate, format: 'png', width: 480 },
-            set,
-            view: set.views[view]!,
-            deadline: { at: Infinity },
-            timings: {},
-          };
-          await layersStep.run(ctx, { store, backend: pool });
-          await plateStep.run(ctx, { store, backend: pool });
-          const job = {
-            layers: ctx.layers!,
-            color: hexToLinear(color),
-            neutral: set.neutral,
-            calibration: ctx.view.calibration,
-            shadow: shadow && ctx.view.shadow,
-            plate: ctx.plate ?? null,
-            transparent: transparent ? set.backdrop : null,
-          };
-          const ch = transparent && ctx.layers!.coverage ? 4 : 3;
-          const n = ctx.layers!.width * ctx.layers!.height * ch;
+          const job = await compositeJob(store, pool, set, view, color, shadow, plate, transparent);
+          const ch = transparent && job.layers.coverage ? 4 : 3;
+          const n = job.layers.width * job.layers.height * ch;
           const plain = new Uint8Array(n);
           // the reference: every pixel through the formula, the shadow applied per pixel (no shadowed base)
           compositeKernel({ ...kernelInput(job, plain), runs: null, shadowedBase: null });
           const banded = new Uint8Array(n);
           const input = kernelInput(job, banded);
-          const H = ctx.layers!.height;
+          const H = job.layers.height;
           for (const [y0, y1] of [
             [0, 7],
             [7, Math.floor(H / 2)],
@@ -151,7 +166,7 @@ describe('cpu kernel', function () {
           expect(Buffer.compare(Buffer.from(banded), Buffer.from(plain)), `${view} ${color} bands`).to.equal(0);
           // the WebAssembly kernel (what the backend runs), with and without runs, in bands: on the
           // planes in place in their arena (from two threads' scratch rows), and copied in without one
-          expect(ctx.layers!.arena, 'the store allocates layers in an arena').to.not.equal(undefined);
+          expect(job.layers.arena, 'the store allocates layers in an arena').to.not.equal(undefined);
           for (const [runs, arena, slot, preShadowed] of [
             [true, true, 0, true],
             [false, true, 3, true],
@@ -191,18 +206,7 @@ describe('cpu kernel', function () {
       try {
         const view = VIEW_IDS.find((v) => set.views[v]!.plateQuad && set.views[v]!.shadow)!;
         expect(view, 'the test set has a view with a plate quad and a shadow').to.be.a('string');
-        const jobOf = async (color: string, shadow: boolean, plate: string | null) => {
-          const ctx: RenderContext = {
-            req: { assetSet: TEST_SET, view, color, shadow, plate, format: 'png', width: 480 },
-            set,
-            view: set.views[view]!,
-            deadline: { at: Infinity },
-            timings: {},
-          };
-          await layersStep.run(ctx, { store, backend: pool });
-          await plateStep.run(ctx, { store, backend: pool });
-          return { layers: ctx.layers!, color: hexToLinear(color), neutral: set.neutral, calibration: ctx.view.calibration, shadow, plate: ctx.plate ?? null, transparent: null };
-        };
+        const jobOf = (color: string, shadow: boolean, plate: string | null) => compositeJob(store, pool, set, view, color, shadow, plate, false);
         const before = pool.primedComposites;
         // in order: a plate, then none (its box must be put back), a long plate, shadow off (another start), on again
         const renders: [string, boolean, string | null][] = [
