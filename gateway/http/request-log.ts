@@ -93,13 +93,17 @@ export function requestLog(opts: RequestLogOptions): { middleware: RequestHandle
   };
   return {
     middleware,
-    /** Serves `req.log` for the app's requests (`app.request`), made on first use. */
+    /**
+     * Serves `req.log` for the app's requests (`app.request`), made on first use. A request the hook
+     * has not seen (nothing reads one today: the hook is the app's first middleware) gets the service's
+     * logger, so an error logged for it is never dropped and `req.log` is what its type says.
+     */
     install(request: object) {
       Object.defineProperty(request, 'log', {
         configurable: true,
-        get(this: IncomingMessage & WithState) {
+        get(this: IncomingMessage & WithState): Logger {
           const s = this[kState];
-          return s ? childOf(s) : undefined;
+          return s ? childOf(s) : opts.logger;
         },
       });
     },
@@ -113,7 +117,7 @@ export function requestLog(opts: RequestLogOptions): { middleware: RequestHandle
 export function bindRequestLog(req: IncomingMessage, bindings: Record<string, unknown>): void {
   const s = (req as WithState)[kState];
   if (!s) {
-    req.log?.setBindings?.(bindings);
+    // not a request of the app with the hook: its logger is shared, so there is nothing of its own to bind
     return;
   }
   if (s.child || s.bound) req.log.setBindings(bindings);

@@ -124,4 +124,17 @@ describe('request log hook', function () {
     releaseSlow?.();
     expect(finished.slice(before).map((f) => f.url)).to.not.include('/slow');
   });
+
+  it('gives a request the hook has not seen the service logger as req.log, so its error lines are not lost', () => {
+    const app = express();
+    const service = log.logger('gateway', 'info');
+    requestLog({ logger: service, genReqId: () => 'x', ignore: () => false, onFinish: () => {} }).install(app.request);
+    const req = Object.create(app.request) as Request;
+    expect(req.log).to.equal(service);
+    req.log.error({ code: 'internal' }, 'failed before the hook');
+    expect(log.entries().some((e) => e.msg === 'failed before the hook' && e.level === 50)).to.equal(true);
+    bindRequestLog(req, { org: 'org_x' }); // nothing of its own to bind: the shared logger is left alone
+    req.log.info('after binding');
+    expect(log.entries().find((e) => e.msg === 'after binding')!.org).to.equal(undefined);
+  });
 });
