@@ -15,7 +15,6 @@ import type { ImageSigner } from '../signing/image-token.ts';
 import { createDownloadGuard, type DownloadGuard } from '../limits/download-guard.ts';
 import { authenticateAndLimit } from './authenticate.ts';
 import { adminBodyParser, type BodyLimits } from './body.ts';
-import { chain } from './chain.ts';
 import { createContractOrigins, imageCors, v1Cors, type ContractOrigins } from './cors.ts';
 import { requestLog } from './request-log.ts';
 import { errorHandler, limitUrlLength, notFoundHandler } from './errors.ts';
@@ -76,8 +75,6 @@ export interface AppDeps {
  * API's calls go past them without walking their layers.
  */
 const V1_SUBPATH = /^\/v1\/[^/?]/i;
-/** The same, as `req.url` reads inside a router mounted at `/v1` (the prefix taken off). */
-const V1_MOUNTED_SUBPATH = /^\/[^/?]/;
 function skipV1Subpaths(router: RequestHandler): RequestHandler {
   const skipping: RequestHandler = (req, res, next) => {
     if (V1_SUBPATH.test(req.url)) next();
@@ -115,34 +112,7 @@ export function buildApp(deps: AppDeps): Express {
   app.use(limitUrlLength(8192));
   // CORS before any route: preflights are answered here, before authentication (never billed)
   const corsV1 = v1Cors({ gatewayOrigins: deps.corsAllowedOrigins ?? [], contracts: deps.contractOrigins ?? createContractOrigins({ db: deps.db }) });
-
-  const repo = new CatalogRepo(deps.db);
-  const catalog = new CatalogService(repo, { bus: deps.bus });
-  // the /v1 routes behind their gate: the dashboard's playground runs the same router behind its own
-  const v1 = express.Router();
-  const usage = deps.usageRecorder ?? createUsageRecorder({ db: deps.db, logger: deps.logger, flushMs: 0 });
-  // The catalog walk first: it carries most of the traffic, and no other /v1 router's paths overlap it.
-  const catalogRouter = catalogRoutes({ catalog, image: imageJsonHandler({ catalog, signer: deps.signer, publicBaseUrl: deps.publicBaseUrl }) });
-  v1.use(catalogRouter);
-  v1.use(meRoutes({ repo, limiter: deps.limiter }));
-  v1.use(usageRoutes({ db: deps.db, limiter: deps.limiter, recorder: usage }));
-  v1.use(referenceRoutes());
-  v1.use(searchRoutes({ db: deps.db }));
-  v1.use(vehicleImagesRoutes({ catalog, signer: deps.signer, publicBaseUrl: deps.publicBaseUrl }));
-  methodNotAllowed(v1); // a known path with another method: 405 with Allow
-  v1.use(notFoundHandler); // an unknown /v1 path with a good key is a counted 404
-  // the gate: the metrics label, the key and the limiter, CORS narrowed to the organisation, usage
-  const v1Gate = chain(metrics.mount('/v1'), authenticateAndLimit(deps.authenticator, deps.limiter), corsV1.narrow, recordAdmittedCalls(usage), v1);
-  // An API call (a path under /v1/) goes straight to its gate as one layer: no route below can answer
-  // it (skipV1Subpaths), and the v1 router answers every path it gets (its 404 last), so it never
-  // comes back. CORS preflights are answered by `admit` before the key is looked at (never billed).
-  const v1Calls = chain(corsV1.admit, v1Gate);
-  const apiCalls: RequestHandler = (req, res, next) => {
-    if (V1_MOUNTED_SUBPATH.test(req.url)) v1Calls(req, res, next);
-    else next();
-  };
-  app.use('/v1', Object.assign(apiCalls, { stack: v1.stack }));
-  app.use('/v1', corsV1.admit); // `/v1` itself (the root router's index) and what it does not answer
+  app.use('/v1', corsV1.admit);
   app.use('/images', imageCors());
 
   app.get('/healthz', (_req, res) => {
@@ -185,7 +155,22 @@ export function buildApp(deps: AppDeps): Express {
     }),
   );
 
-  app.use('/v1', v1Gate); // `/v1` itself with another method, `/v1//…`: as any call, behind the gate
+  const repo = new CatalogRepo(deps.db);
+  const catalog = new CatalogService(repo, { bus: deps.bus });
+  // the /v1 routes behind their gate: the dashboard's playground runs the same router behind its own
+  const v1 = express.Router();
+  const usage = deps.usageRecorder ?? createUsageRecorder({ db: deps.db, logger: deps.logger, flushMs: 0 });
+  // The catalog walk first: it carries most of the traffic, and no other /v1 router's paths overlap it.
+  const catalogRouter = catalogRoutes({ catalog, image: imageJsonHandler({ catalog, signer: deps.signer, publicBaseUrl: deps.publicBaseUrl }) });
+  v1.use(catalogRouter);
+  v1.use(meRoutes({ repo, limiter: deps.limiter }));
+  v1.use(usageRoutes({ db: deps.db, limiter: deps.limiter, recorder: usage }));
+  v1.use(referenceRoutes());
+  v1.use(searchRoutes({ db: deps.db }));
+  v1.use(vehicleImagesRoutes({ catalog, signer: deps.signer, publicBaseUrl: deps.publicBaseUrl }));
+  methodNotAllowed(v1); // a known path with another method: 405 with Allow
+  v1.use(notFoundHandler); // an unknown /v1 path with a good key is a counted 404
+  app.use('/v1', metrics.mount('/v1'), authenticateAndLimit(deps.authenticator, deps.limiter), corsV1.narrow, recordAdmittedCalls(usage), v1);
   if (deps.dashboard) {
     app.use(
       '/dashboard',
