@@ -2,6 +2,7 @@ import sharp from 'sharp';
 import { SRGB8_TO_LINEAR, LINEAR_LUT_SIZE, LINEAR_TO_SRGB8 } from '../color/srgb.ts';
 import { SHADED } from '../color/srgb8.ts';
 import { LIGHT8_TO_LINEAR } from './light-encoding.ts';
+import { runNow, runPaced, type Sliced } from './paced.ts';
 
 /**
  * The decoded layers of one view at one size, in shared memory so the cpu workers read them
@@ -147,9 +148,14 @@ export interface ActiveRuns {
 const RUN_GAP = 8;
 
 export function activeRuns(width: number, height: number, paint: Uint8Array, shadow: Uint8Array | null): ActiveRuns {
+  return runNow(activeRunsSliced(width, height, paint, shadow));
+}
+
+function* activeRunsSliced(width: number, height: number, paint: Uint8Array, shadow: Uint8Array | null): Sliced<ActiveRuns> {
   const rowStart = new Int32Array(new SharedArrayBuffer((height + 1) * 4));
   let xs: number[] = [];
   for (let y = 0; y < height; y++) {
+    if ((y & 7) === 7) yield; // a row is a few microseconds here
     rowStart[y] = xs.length / 2;
     const row = y * width;
     let x = 0;
@@ -177,8 +183,25 @@ export function activeRuns(width: number, height: number, paint: Uint8Array, sha
 
 /** The base darkened by the shadow through linear light, exactly as the kernels would per pixel. */
 export function fillShadowedBase(out: Uint8Array, base: Uint8Array, shadow: Uint8Array): void {
-  out.set(base);
+  runNow(fillShadowedBaseSliced(out, base, shadow));
+}
+
+/**
+ * `src` into `dst` from offset 0, 256 KB at a time: a fresh arena's pages are touched (and faulted
+ * in) for the first time by these copies, about as slow as the pixel loops, so they are sliced too.
+ */
+function* copySliced(dst: Uint8Array | Uint16Array, src: Uint8Array | Uint16Array): Sliced<void> {
+  const step = (256 * 1024) / dst.BYTES_PER_ELEMENT;
+  for (let i = 0; i < src.length; i += step) {
+    dst.set(src.subarray(i, Math.min(src.length, i + step)), i);
+    yield;
+  }
+}
+
+function* fillShadowedBaseSliced(out: Uint8Array, base: Uint8Array, shadow: Uint8Array): Sliced<void> {
+  yield* copySliced(out, base);
   for (let i = 0; i < shadow.length; i++) {
+    if ((i & 0xffff) === 0xffff) yield;
     const s8 = shadow[i]!;
     if (s8 === 0) continue;
     const sh = s8 << 8;
@@ -195,6 +218,10 @@ export function fillShadowedBase(out: Uint8Array, base: Uint8Array, shadow: Uint
  * is false, where there is none and the runs cover paint and shadow, as the kernels then need.
  */
 export function makeLayers(key: string, l: Omit<Layers, 'bytes' | 'key' | 'runs' | 'level'>, opts: { shadowedBase?: boolean } = {}): Layers {
+  return runNow(layersOf(key, l, opts));
+}
+
+function* layersOf(key: string, l: Omit<Layers, 'bytes' | 'key' | 'runs' | 'level'>, opts: { shadowedBase?: boolean }): Sliced<Layers> {
   let shadowedBase: Uint8Array | undefined;
   if (l.shadow !== null && opts.shadowedBase !== false) {
     shadowedBase = l.shadowedBase;
@@ -203,9 +230,9 @@ export function makeLayers(key: string, l: Omit<Layers, 'bytes' | 'key' | 'runs'
       if (l.arena) throw new Error(`${key}: layers in an arena need their shadowedBase plane from allocPlanes`);
       shadowedBase = sharedU8(l.base.length);
     }
-    fillShadowedBase(shadowedBase, l.base, l.shadow);
+    yield* fillShadowedBaseSliced(shadowedBase, l.base, l.shadow);
   }
-  const runs = activeRuns(l.width, l.height, l.paint, shadowedBase ? null : l.shadow);
+  const runs = yield* activeRunsSliced(l.width, l.height, l.paint, shadowedBase ? null : l.shadow);
   // an arena is held whole (header and scratch rows included) for as long as any of its planes is
   const planes = l.arena ? l.arena.memory.buffer.byteLength : layerBytes(l);
   const { shadowedBase: _given, ...rest } = l;
@@ -257,17 +284,26 @@ export async function decodeLayerFiles(
   }
   const planes = allocPlanes(key, width, height, { shadow: sh !== null, coverage: cv !== null, shadowedBase: opts.shadowedBase });
   const { base, paint, diffuse, specular, shadow, shadowedBase, coverage, arena } = planes;
-  base.set(b);
-  paint.set(p);
-  if (shadow && sh) shadow.set(sh);
-  if (coverage && cv) coverage.set(cv);
-  const lut = new Uint16Array(256);
-  for (let i = 0; i < 256; i++) lut[i] = Math.round(LIGHT8_TO_LINEAR[i]! * 65535);
-  for (const [l, out] of [[d, diffuse], [s, specular]] as const) {
-    if (l.depth === 16) out.set(new Uint16Array(l.buf.buffer, l.buf.byteOffset, px));
-    else for (let i = 0; i < px; i++) out[i] = lut[l.buf[i]!]!;
-  }
-  return makeLayers(key, { width, height, base, paint, diffuse, specular, shadow, shadowedBase, coverage, arena }, opts);
+  // paced (paced.ts): the renderer decodes on its main thread, which serves gRPC meanwhile
+  return runPaced(
+    (function* (): Sliced<Layers> {
+      yield* copySliced(base, b);
+      yield* copySliced(paint, p);
+      if (shadow && sh) yield* copySliced(shadow, sh);
+      if (coverage && cv) yield* copySliced(coverage, cv);
+      const lut = new Uint16Array(256);
+      for (let i = 0; i < 256; i++) lut[i] = Math.round(LIGHT8_TO_LINEAR[i]! * 65535);
+      for (const [l, out] of [[d, diffuse], [s, specular]] as const) {
+        if (l.depth === 16) yield* copySliced(out, new Uint16Array(l.buf.buffer, l.buf.byteOffset, px));
+        else
+          for (let i = 0; i < px; i++) {
+            if ((i & 0xffff) === 0xffff) yield;
+            out[i] = lut[l.buf[i]!]!;
+          }
+      }
+      return yield* layersOf(key, { width, height, base, paint, diffuse, specular, shadow, shadowedBase, coverage, arena }, opts);
+    })(),
+  );
 }
 
 /**
@@ -334,6 +370,15 @@ export function levelSize(fullWidth: number, fullHeight: number, footprint: numb
  * picture to the exact output size afterwards, when the level's size is not already the output size.
  */
 export function reduceLayers(key: string, src: Layers, ratio: 2 | 1.5): Layers {
+  return runNow(reducedLayers(key, src, ratio));
+}
+
+/** reduceLayers, paced (paced.ts): what the asset store runs on the renderer's main thread. */
+export function reduceLayersPaced(key: string, src: Layers, ratio: 2 | 1.5, sliceMs?: number): Promise<Layers> {
+  return runPaced(reducedLayers(key, src, ratio), sliceMs);
+}
+
+function* reducedLayers(key: string, src: Layers, ratio: 2 | 1.5): Sliced<Layers> {
   const g = levelGeometry(src);
   const footprint = g.footprint * ratio;
   const { width: W, height: H } = levelSize(g.fullWidth, g.fullHeight, footprint);
@@ -357,6 +402,9 @@ export function reduceLayers(key: string, src: Layers, ratio: 2 | 1.5): Layers {
   const sh = src.shadow;
   const sc = src.coverage;
   for (let y = 0; y < H; y++) {
+    // every row (about 0.1 ms at 1600 px once compiled, but ten times that before: the first rows a
+    // process reduces run in the interpreter)
+    if (y > 0) yield;
     const y0 = ty.first[y]!;
     const ny = ty.count[y]!;
     const wy0 = ty.weight[y * TAPS]!;
@@ -417,15 +465,16 @@ export function reduceLayers(key: string, src: Layers, ratio: 2 | 1.5): Layers {
     }
   }
   const level: LevelGeometry = { footprint, fullWidth: g.fullWidth, fullHeight: g.fullHeight };
-  return { ...makeLayers(key, { width: W, height: H, base, paint, diffuse, specular, shadow, shadowedBase, coverage, arena }, { shadowedBase: withShadowedBase }), level };
+  const made = yield* layersOf(key, { width: W, height: H, base, paint, diffuse, specular, shadow, shadowedBase, coverage, arena }, { shadowedBase: withShadowedBase });
+  return { ...made, level };
 }
 
-/** The next level down: each pixel the exact average of a 2×2 block (reduceLayers). */
-export function halveLayers(key: string, src: Layers): Layers {
-  return reduceLayers(key, src, 2);
+/** The next level down: each pixel the exact average of a 2×2 block (reduceLayers), paced. */
+export function halveLayers(key: string, src: Layers): Promise<Layers> {
+  return reduceLayersPaced(key, src, 2);
 }
 
-/** The 2/3-size level: each pixel the exact area average of a 1.5×1.5 block (reduceLayers). */
-export function twoThirdsLayers(key: string, src: Layers): Layers {
-  return reduceLayers(key, src, 1.5);
+/** The 2/3-size level: each pixel the exact area average of a 1.5×1.5 block (reduceLayers), paced. */
+export function twoThirdsLayers(key: string, src: Layers): Promise<Layers> {
+  return reduceLayersPaced(key, src, 1.5);
 }

@@ -13,7 +13,9 @@
  * readback included, apart from the encode (docs/performance-renderer.md, "GPU").
  * `--backends cpu` times the kernel alone on the 2400 px level, one thread: the JavaScript reference
  * (kernel.ts) and the WebAssembly kernel the backend runs (wasm-kernel.ts), alternately, with the
- * largest byte difference between them (docs/performance-renderer.md).
+ * largest byte difference between them (docs/performance-renderer.md), and the cold levels: a new
+ * asset store building the view's 2400, 1600, 800 and 400 px levels, with the longest event-loop delay
+ * meanwhile.
  * `--encoders` also measures the encoder settings (bytes and ms per setting) behind encode.ts.
  * `--soak S`: a forked renderer (cpu, RENDER_CACHE_MB from --cache-mb, default 256) under S seconds of
  * random sets, views, widths, colours, formats, shadow and plates; prints its RSS at start, end and peak
@@ -23,6 +25,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp, { type Sharp } from 'sharp';
@@ -32,7 +35,7 @@ import { createRendererClient } from '../../shared/render-client.ts';
 import type { ImageFormat } from '../../shared/render-options.ts';
 import { VIEW_IDS, type ViewId } from '../../shared/views.ts';
 import { makeSyntheticSet } from '../../renderer/assets/make-synthetic-set.ts';
-import { outputHeight } from '../../renderer/assets/asset-store.ts';
+import { AssetStore, outputHeight } from '../../renderer/assets/asset-store.ts';
 import { encodeImage } from '../../renderer/encode/encode.ts';
 import { kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
@@ -97,7 +100,10 @@ async function main() {
     const view = set.views[VIEW]!;
     const client = createRendererClient({ addresses: `127.0.0.1:${server.port}` });
     if (backend === 'gl') await glCompositeTiming(it, set);
-    if (backend === 'cpu') await cpuKernelTiming(it, set);
+    if (backend === 'cpu') {
+      await cpuKernelTiming(it, set);
+      await coldLevels(dir, logger);
+    }
     for (const format of FORMATS) {
       for (const width of WIDTHS) {
         const n = quick ? 6 : width <= 400 ? 40 : width <= 1600 ? 24 : 16;
@@ -205,6 +211,29 @@ async function glCompositeTiming(it: RendererInternals, set: Awaited<ReturnType<
   }
   console.log(`GL renderer: ${it.backend.description}`);
   console.log(`gl composite 2400×${view.height} incl. readback: p50 ${f1(pct(times, 50))} ms, p99 ${f1(pct(times, 99))} ms, min ${f1(Math.min(...times))} ms (${times.length} pictures)`);
+}
+
+/**
+ * Cold levels: a new asset store (as the cpu backend's) builds the view's levels for 2400, 1600, 800
+ * and 400 px, each from the one it comes from (already cached), while the event loop's delay is
+ * monitored: the build time and the longest the loop waited (assets/paced.ts builds them in slices).
+ */
+async function coldLevels(dir: string, logger: ReturnType<typeof createLogger>) {
+  const store = new AssetStore({ dir, cacheBytes: 1024 * 1024 * 1024, logger, shadowedBase: true });
+  await store.init();
+  const set = await store.getSet(SET);
+  const parts: string[] = [];
+  for (const width of [2400, 1600, 800, 400]) {
+    const h = monitorEventLoopDelay({ resolution: 1 });
+    h.enable();
+    const t0 = performance.now();
+    await store.levelFor(set, VIEW, width);
+    const ms = performance.now() - t0;
+    await new Promise((r) => setTimeout(r, 5)); // the last sample
+    h.disable();
+    parts.push(`${width} px ${f1(ms)} ms (longest event-loop delay ${f1(h.max / 1e6)} ms)`);
+  }
+  console.log(`cold levels, each from the cached one above it: ${parts.join(', ')}; load ${load()}`);
 }
 
 /** The cpu kernel alone on the 2400 px level, one thread, CPU time: the JavaScript reference and the wasm kernel alternately. */

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import path from 'node:path';
 import sharp from 'sharp';
 import { AssetStore, levelLadder, outputHeight } from '../../renderer/assets/asset-store.ts';
-import { makeLayers, reduceLayers, sharedU16, sharedU8, type Layers } from '../../renderer/assets/layers.ts';
+import { makeLayers, reduceLayers, reduceLayersPaced, sharedU16, sharedU8, type Layers } from '../../renderer/assets/layers.ts';
 import { CpuCompositor } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { ciede2000, srgb8ToLab } from '../../renderer/color/ciede2000.ts';
 import { LINEAR_LUT_SIZE, LINEAR_TO_SRGB8, SRGB8_TO_LINEAR } from '../../renderer/color/srgb.ts';
@@ -51,6 +51,30 @@ function noise(x: number, y: number, plane: string): number {
 
 describe('pre-scaled levels', () => {
   describe('reduceLayers (exact area averages)', () => {
+    it("gives the same level paced (the asset store's way: the event loop runs between rows) as at once", async () => {
+      const src = synth(61, 37, (x, y, p) => (p === 'paint' ? ((x * 7 + y * 3) % 5 === 0 ? 0 : (x * 13 + y) % 256) : p === 'diffuse' || p === 'specular' ? (x * 977 + y * 131) % 65536 : (x * 31 + y * 17 + p.length) % 256));
+      for (const ratio of [1.5, 2] as const) {
+        const now = reduceLayers('now', src, ratio);
+        let turns = 0;
+        let counting = true;
+        const count = () => {
+          turns++;
+          if (counting) setImmediate(count);
+        };
+        setImmediate(count);
+        // sliceMs 0: the loop's turn after every slice, so other callbacks run while the level is built
+        const paced = await reduceLayersPaced('paced', src, ratio, 0);
+        counting = false;
+        expect(turns, 'event-loop turns while the level was built').to.be.greaterThan(now.height / 2);
+        for (const plane of ['base', 'paint', 'diffuse', 'specular', 'shadow', 'coverage', 'shadowedBase'] as const) {
+          expect(Buffer.from((paced[plane] as Uint8Array).buffer, (paced[plane] as Uint8Array).byteOffset, (paced[plane] as Uint8Array).byteLength).equals(Buffer.from((now[plane] as Uint8Array).buffer, (now[plane] as Uint8Array).byteOffset, (now[plane] as Uint8Array).byteLength)), `${plane} at ${ratio}`).to.equal(true);
+        }
+        expect([...paced.runs!.rowStart]).to.deep.equal([...now.runs!.rowStart]);
+        expect([...paced.runs!.xs]).to.deep.equal([...now.runs!.xs]);
+        expect(paced.level).to.deep.equal(now.level);
+      }
+    });
+
     it('keeps a constant plane constant at 2/3 and at 1/2, partial last blocks included', () => {
       const values: Record<string, number> = { base0: 17, base1: 128, base2: 250, paint: 200, diffuse: 40000, specular: 1234, shadow: 77, coverage: 255 };
       for (const [w, h] of [
