@@ -52,7 +52,8 @@ function noise(x: number, y: number, plane: string): number {
 describe('pre-scaled levels', () => {
   describe('reduceLayers (exact area averages)', () => {
     it("gives the same level paced (the asset store's way: the event loop runs between rows) as at once", async () => {
-      const src = synth(61, 37, (x, y, p) => (p === 'paint' ? ((x * 7 + y * 3) % 5 === 0 ? 0 : (x * 13 + y) % 256) : p === 'diffuse' || p === 'specular' ? (x * 977 + y * 131) % 65536 : (x * 31 + y * 17 + p.length) % 256));
+      // 600 × 200: past a 256 KB copy chunk and a 65,536-pixel slice of the shadowed base, as real levels are
+      const src = synth(600, 200, (x, y, p) => (p === 'paint' ? ((x * 7 + y * 3) % 5 === 0 ? 0 : (x * 13 + y) % 256) : p === 'diffuse' || p === 'specular' ? (x * 977 + y * 131) % 65536 : (x * 31 + y * 17 + p.length) % 256));
       for (const ratio of [1.5, 2] as const) {
         const now = reduceLayers('now', src, ratio);
         let turns = 0;
