@@ -1,6 +1,6 @@
 /**
  * npm run bench:render [-- --quick] [-- --encoders] [-- --backends cpu,gl] [-- --formats webp,png]
- *                      [-- --widths 400,1600] [-- --soak SECONDS [--cache-mb N]]
+ *                      [-- --widths 400,1600] [-- --soak SECONDS [--cache-mb N]] [-- --cold]
  *
  * Per backend and per format at widths 400, 1600 and 2400 (a 2400 px synthetic set, view front_left,
  * shadow and plate on): the latency of cache misses (each a new colour; the layers at that width
@@ -71,6 +71,7 @@ const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 
 async function main() {
   if (opt('--soak')) return soak(Number(opt('--soak')), Number(opt('--cache-mb') ?? 256));
+  if (args.includes('--cold')) return coldRenders();
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'render-bench-'));
   process.stdout.write(`building a 2400 px synthetic set in ${dir} … `);
   await makeSyntheticSet(path.join(dir, SET), { width: 2400, revision: 'b1', lightDepth: 16, views: [VIEW] });
@@ -331,6 +332,40 @@ async function encoders(dir: string) {
  * A forked renderer (its own process, so its RSS is the renderer's alone) under random requests for
  * `seconds`, four in flight; RSS sampled every 100 ms from /proc.
  */
+/**
+ * `--cold`: a fresh renderer (cpu) on the committed asset sets (assets/): the first render of a view at
+ * a width (its layers decoded and reduced on the way) and then the same picture in another colour (the
+ * layers in memory), per set, view and width; webp, shadow and plate on (docs/performance-renderer.md,
+ * "Cold renders").
+ */
+async function coldRenders() {
+  const config = loadRendererConfig({ RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1', ASSETS_DIR: path.join(ROOT, 'assets'), RENDER_BACKEND: 'cpu' });
+  let internals: RendererInternals | null = null;
+  const server = await startRendererServer({ config, logger: createLogger('bench', 'warn'), onInternals: (i) => (internals = i) });
+  const it = internals! as RendererInternals;
+  console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, node ${process.version}; ${it.backend.description}; RENDER_CACHE_MB ${config.cacheBytes / 1048576}; load ${load()}`);
+  // warm the process (code paths, workers) on a set not measured below
+  await it.service.render({ assetSet: 'synthetic', view: 'front', color: '#808080', shadow: true, plate: 'AB 123', format: 'webp', width: 400 });
+  const cases: [string, ViewId, number][] = [
+    ['sedan-a', 'front_left', 400],
+    ['suv-a', 'side_left', 1600],
+    ['estate-a', 'front', 2400],
+    ['hatchback-a', 'rear', 800],
+    ['pickup-a', 'front_right', 600],
+  ];
+  for (const [assetSet, view, width] of cases) {
+    const req = { assetSet, view, shadow: true, plate: 'AB 123', format: 'webp' as const, width };
+    const t0 = performance.now();
+    await it.service.render({ ...req, color: '#C41E3A' });
+    const cold = performance.now() - t0;
+    const t1 = performance.now();
+    await it.service.render({ ...req, color: '#1E4BC4' });
+    console.log(`${assetSet} ${view} ${width} px: cold ${f1(cold)} ms, next colour ${f1(performance.now() - t1)} ms`);
+  }
+  console.log(`load ${load()}`);
+  await server.close();
+}
+
 async function soak(seconds: number, cacheMb: number) {
   const assetsDir = path.join(ROOT, 'assets');
   const sets = fs
