@@ -147,11 +147,7 @@ export interface ActiveRuns {
 
 const RUN_GAP = 8;
 
-export function activeRuns(width: number, height: number, paint: Uint8Array, shadow: Uint8Array | null): ActiveRuns {
-  return runNow(activeRunsSliced(width, height, paint, shadow));
-}
-
-function* activeRunsSliced(width: number, height: number, paint: Uint8Array, shadow: Uint8Array | null): Sliced<ActiveRuns> {
+function* activeRuns(width: number, height: number, paint: Uint8Array, shadow: Uint8Array | null): Sliced<ActiveRuns> {
   const rowStart = new Int32Array(new SharedArrayBuffer((height + 1) * 4));
   let xs: number[] = [];
   for (let y = 0; y < height; y++) {
@@ -181,11 +177,6 @@ function* activeRunsSliced(width: number, height: number, paint: Uint8Array, sha
   return { rowStart, xs: shared };
 }
 
-/** The base darkened by the shadow through linear light, exactly as the kernels would per pixel. */
-export function fillShadowedBase(out: Uint8Array, base: Uint8Array, shadow: Uint8Array): void {
-  runNow(fillShadowedBaseSliced(out, base, shadow));
-}
-
 /**
  * `src` into `dst` from offset 0, 256 KB at a time: a fresh arena's pages are touched (and faulted
  * in) for the first time by these copies, about as slow as the pixel loops, so they are sliced too.
@@ -198,7 +189,8 @@ function* copySliced(dst: Uint8Array | Uint16Array, src: Uint8Array | Uint16Arra
   }
 }
 
-function* fillShadowedBaseSliced(out: Uint8Array, base: Uint8Array, shadow: Uint8Array): Sliced<void> {
+/** The base darkened by the shadow through linear light, exactly as the kernels would per pixel. */
+function* fillShadowedBase(out: Uint8Array, base: Uint8Array, shadow: Uint8Array): Sliced<void> {
   yield* copySliced(out, base);
   for (let i = 0; i < shadow.length; i++) {
     if ((i & 0xffff) === 0xffff) yield;
@@ -230,9 +222,9 @@ function* layersOf(key: string, l: Omit<Layers, 'bytes' | 'key' | 'runs' | 'leve
       if (l.arena) throw new Error(`${key}: layers in an arena need their shadowedBase plane from allocPlanes`);
       shadowedBase = sharedU8(l.base.length);
     }
-    yield* fillShadowedBaseSliced(shadowedBase, l.base, l.shadow);
+    yield* fillShadowedBase(shadowedBase, l.base, l.shadow);
   }
-  const runs = yield* activeRunsSliced(l.width, l.height, l.paint, shadowedBase ? null : l.shadow);
+  const runs = yield* activeRuns(l.width, l.height, l.paint, shadowedBase ? null : l.shadow);
   // an arena is held whole (header and scratch rows included) for as long as any of its planes is
   const planes = l.arena ? l.arena.memory.buffer.byteLength : layerBytes(l);
   const { shadowedBase: _given, ...rest } = l;

@@ -3,11 +3,7 @@ import { VIEW_IDS } from '../../shared/views.ts';
 import { AssetStore } from '../../renderer/assets/asset-store.ts';
 import type { Compositor, RgbImage } from '../../renderer/backends/backend.ts';
 import { CpuCompositor } from '../../renderer/backends/cpu/cpu-backend.ts';
-import type { RenderContext } from '../../renderer/pipeline/context.ts';
-import { layersStep } from '../../renderer/pipeline/steps/01-layers.ts';
-import { plateStep } from '../../renderer/pipeline/steps/02-plate.ts';
-import { hexToLinear } from '../../renderer/color/srgb.ts';
-import { GL_REQUIRED, TEST_SET, decode, psnr, quietLogger, renderBytes, req, startTestServer, testAssets } from './helpers.ts';
+import { GL_REQUIRED, TEST_SET, compositeJob, decode, psnr, quietLogger, renderBytes, req, startTestServer, testAssets } from './helpers.ts';
 
 /** Creates the gl compositor, or skips (saying why) unless CI=true / REQUIRE_GL=1, where failing to is a failure. */
 async function glOrSkip(ctx: Mocha.Context): Promise<Compositor | null> {
@@ -71,25 +67,8 @@ describe('gl backend (headless-gl + three.js, WebGL 2)', function () {
             [false, 'AB 1234'],
             [true, 'XY-98 ÄÖ'],
           ] as const) {
-            const ctx: RenderContext = {
-              req: { assetSet: TEST_SET, view, color, shadow, plate, format: 'png', width },
-              set,
-              view: set.views[view]!,
-              deadline: { at: Infinity },
-              timings: {},
-            };
-            await layersStep.run(ctx, { store, backend: cpu });
-            await plateStep.run(ctx, { store, backend: cpu });
             for (const transparent of [false, true]) {
-              const job = {
-                layers: ctx.layers!,
-                color: hexToLinear(color),
-                neutral: set.neutral,
-                calibration: ctx.view.calibration,
-                shadow: shadow && ctx.view.shadow,
-                plate: ctx.plate ?? null,
-                transparent: transparent ? set.backdrop : null,
-              };
+              const job = await compositeJob(store, cpu, set, { view, color, shadow, plate, transparent, width });
               const a = rgb(await cpu.composite(job));
               const b = rgb(await gl!.composite(job));
               results.push({ transparent, p: psnr(a, b), name: `${view} w=${width} ${color} shadow=${shadow} plate=${plate}` });

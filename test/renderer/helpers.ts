@@ -8,6 +8,13 @@ import { createRendererClient, type RendererClient, type RenderStream } from '..
 import type { RenderRequest } from '../../shared/render-request.ts';
 import { makeSyntheticSet } from '../../renderer/assets/make-synthetic-set.ts';
 import { startRendererServer, type RendererInternals } from '../../renderer/server.ts';
+import type { AssetStore } from '../../renderer/assets/asset-store.ts';
+import type { CompositeJob, Compositor } from '../../renderer/backends/backend.ts';
+import { hexToLinear } from '../../renderer/color/srgb.ts';
+import type { RenderContext } from '../../renderer/pipeline/context.ts';
+import { layersStep } from '../../renderer/pipeline/steps/01-layers.ts';
+import { plateStep } from '../../renderer/pipeline/steps/02-plate.ts';
+import type { ViewId } from '../../shared/views.ts';
 
 export const TEST_SET = 'testset';
 export const TEST_WIDTH = 480;
@@ -23,6 +30,36 @@ export function testAssets(): Promise<string> {
     return dir;
   })();
   return assetsDir;
+}
+
+/**
+ * The composite job of a render of the test set, its layers and plate made by the pipeline's own steps
+ * (what steps/03-composite.ts hands the backend), for tests that composite on a backend directly.
+ */
+export async function compositeJob(
+  store: AssetStore,
+  backend: Compositor,
+  set: Awaited<ReturnType<AssetStore['getSet']>>,
+  r: { view: ViewId; color: string; shadow: boolean; plate: string | null; transparent: boolean; width: number },
+): Promise<CompositeJob> {
+  const ctx: RenderContext = {
+    req: { assetSet: TEST_SET, view: r.view, color: r.color, shadow: r.shadow, plate: r.plate, format: 'png', width: r.width },
+    set,
+    view: set.views[r.view]!,
+    deadline: { at: Infinity },
+    timings: {},
+  };
+  await layersStep.run(ctx, { store, backend });
+  await plateStep.run(ctx, { store, backend });
+  return {
+    layers: ctx.layers!,
+    color: hexToLinear(r.color),
+    neutral: set.neutral,
+    calibration: ctx.view.calibration,
+    shadow: r.shadow && ctx.view.shadow,
+    plate: ctx.plate ?? null,
+    transparent: r.transparent ? set.backdrop : null,
+  };
 }
 
 export const quietLogger = createLogger('renderer-test', process.env.TEST_LOG_LEVEL ?? 'silent');

@@ -7,43 +7,8 @@ import { compositeKernel, compositeRows } from '../../renderer/backends/cpu/kern
 import { SHADED, encodeSrgb8 } from '../../renderer/color/srgb8.ts';
 import { WasmKernel } from '../../renderer/backends/cpu/wasm-kernel.ts';
 import { SRGB8_TO_LINEAR } from '../../renderer/color/srgb.ts';
-import type { RenderContext } from '../../renderer/pipeline/context.ts';
-import { layersStep } from '../../renderer/pipeline/steps/01-layers.ts';
-import { plateStep } from '../../renderer/pipeline/steps/02-plate.ts';
-import { VIEW_IDS, type ViewId } from '../../shared/views.ts';
-import type { CompositeJob } from '../../renderer/backends/backend.ts';
-import { TEST_SET, quietLogger, testAssets } from './helpers.ts';
-
-/** The composite job of a 480 px render of the test set, its layers and plate made by the pipeline's own steps. */
-async function compositeJob(
-  store: AssetStore,
-  backend: CpuCompositor,
-  set: Awaited<ReturnType<AssetStore['getSet']>>,
-  view: ViewId,
-  color: string,
-  shadow: boolean,
-  plate: string | null,
-  transparent: boolean,
-): Promise<CompositeJob> {
-  const ctx: RenderContext = {
-    req: { assetSet: TEST_SET, view, color, shadow, plate, format: 'png', width: 480 },
-    set,
-    view: set.views[view]!,
-    deadline: { at: Infinity },
-    timings: {},
-  };
-  await layersStep.run(ctx, { store, backend });
-  await plateStep.run(ctx, { store, backend });
-  return {
-    layers: ctx.layers!,
-    color: hexToLinear(color),
-    neutral: set.neutral,
-    calibration: ctx.view.calibration,
-    shadow: shadow && ctx.view.shadow,
-    plate: ctx.plate ?? null,
-    transparent: transparent ? set.backdrop : null,
-  };
-}
+import { VIEW_IDS } from '../../shared/views.ts';
+import { TEST_SET, compositeJob, quietLogger, testAssets } from './helpers.ts';
 
 /** The cpu kernel's shortcuts (exact encode table, runs of active pixels, bands of rows) against the plain formula. */
 describe('cpu kernel', function () {
@@ -147,7 +112,7 @@ describe('cpu kernel', function () {
           ['#F5F5F5', true, null, true],
           ['#1E4B8C', true, 'XY-98 ÄÖ', true],
         ] as const) {
-          const job = await compositeJob(store, pool, set, view, color, shadow, plate, transparent);
+          const job = await compositeJob(store, pool, set, { view, color, shadow, plate, transparent, width: 480 });
           const ch = transparent && job.layers.coverage ? 4 : 3;
           const n = job.layers.width * job.layers.height * ch;
           const plain = new Uint8Array(n);
@@ -206,7 +171,7 @@ describe('cpu kernel', function () {
       try {
         const view = VIEW_IDS.find((v) => set.views[v]!.plateQuad && set.views[v]!.shadow)!;
         expect(view, 'the test set has a view with a plate quad and a shadow').to.be.a('string');
-        const jobOf = (color: string, shadow: boolean, plate: string | null) => compositeJob(store, pool, set, view, color, shadow, plate, false);
+        const jobOf = (color: string, shadow: boolean, plate: string | null) => compositeJob(store, pool, set, { view, color, shadow, plate, transparent: false, width: 480 });
         const before = pool.primedComposites;
         // in order: a plate, then none (its box must be put back), a long plate, shadow off (another start), on again
         const renders: [string, boolean, string | null][] = [
