@@ -12,6 +12,7 @@ import { createFileAssetSetDirectory, type AssetSetDirectory } from './catalog/a
 import type { Database } from './db/database.ts';
 import { openDatabase } from './db/open.ts';
 import { buildApp } from './http/app.ts';
+import { appServerClasses } from './http/app-server-classes.ts';
 import { createContractOrigins } from './http/cors.ts';
 import { answerClientErrorsWithJson } from './http/hardening.ts';
 import { createHttpMetrics } from './http/metrics.ts';
@@ -144,7 +145,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
 
   // the header/request timeouts are enforced by a periodic check: often enough that they hold to ~1 s
   const server = http.createServer(
-    { maxHeaderSize: 65536, connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(config.headersTimeoutMs / 4))) },
+    { ...appServerClasses(app), maxHeaderSize: 65536, connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(config.headersTimeoutMs / 4))) },
     app,
   );
   server.keepAliveTimeout = 65_000;

@@ -304,7 +304,10 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
     const refused = await fetchFromPage('/v1/makes', createdKey);
     expect(refused.status).to.equal(401);
     expect(Object.keys(refused.body)).to.have.members(['error', 'message']);
-    expect(await page.getByTestId('revoked-keys').locator(`tr[data-key-id="${createdKeyId}"]`).count()).to.equal(1);
+    // the notice and the reloaded list are two renders: on a loaded machine the list may come a moment later
+    await eventually(async () => {
+      expect(await page.getByTestId('revoked-keys').locator(`tr[data-key-id="${createdKeyId}"]`).count()).to.equal(1);
+    });
   });
 
   it('the playground walks make › model › year › variant and shows the picture, JSON, warnings and curl line', async () => {
