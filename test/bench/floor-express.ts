@@ -50,5 +50,7 @@ export async function startFloorExpress(opts: { body: Buffer; key: string; redis
     });
     res.set('Content-Type', 'application/json; charset=utf-8').send(opts.body);
   });
-  return listenOnLoopback(app, route, () => redis?.disconnect());
+  // on the gateway's request classes (gateway/http/app-server-classes.ts), like the gateway: a floor
+  // served the plain way would pay Express's per-request prototype switch, which the gateway does not
+  return listenOnLoopback(app, route, () => redis?.disconnect(), true);
 }
