@@ -12,14 +12,19 @@ type ResponseClass = typeof http.ServerResponse;
  * Why: Express gives every request and response its own prototype with `Object.setPrototypeOf` as
  * it enters the app. V8 then moves each of those objects to a map of its own, and every later property
  * access on them, in Express, in node's http code and in ours, misses its inline caches. On this
- * machine that alone cost a one-route Express app about 100 µs of CPU a request against 40 µs with
- * these classes (performance-gateway.md, "Issue 10, fifth pass"). With them, the prototype Express
+ * machine a one-route Express app spent 136 µs of user CPU a request served the usual way and 39 µs
+ * on these classes (performance-gateway.md, "Issue 10, fifth pass"). With them, the prototype Express
  * sets is the one the object already has, which V8 treats as no change at all.
  *
- * Node's own constructors are plain functions, so calling them on `this` builds exactly the object
- * node would have built; only the prototype differs, and it still leads to node's.
+ * Node's own constructors are plain functions (still so in node's main branch), so calling them on
+ * `this` builds exactly the object node would have built; only the prototype differs, and it still
+ * leads to node's. (`Reflect.construct` with our constructor as `new.target` would also work for a
+ * `class`, but measured as slow as the prototype switch itself.) Should a later node make them classes,
+ * which cannot be called that way, the server gets no options and Express works as it always has.
  */
-export function appServerClasses(app: Express): { IncomingMessage: RequestClass; ServerResponse: ResponseClass } {
+export function appServerClasses(app: Express): { IncomingMessage?: RequestClass; ServerResponse?: ResponseClass } {
+  const isClass = (f: unknown) => /^class\b/.test(Function.prototype.toString.call(f));
+  if (isClass(http.IncomingMessage) || isClass(http.ServerResponse)) return {};
   const NodeRequest = http.IncomingMessage as unknown as (this: http.IncomingMessage, socket: Socket) => void;
   const NodeResponse = http.ServerResponse as unknown as (this: http.ServerResponse, req: http.IncomingMessage, options?: object) => void;
   function AppRequest(this: http.IncomingMessage, socket: Socket): void {
