@@ -42,6 +42,8 @@ export interface GatewayHandle {
   /** A published view of the catalog, for the first-image example printed at start. */
   exampleImagePath: string | null;
   generatedAdminToken: boolean;
+  /** The public HTTP server (its request classes are the app's: http/app-server-classes.ts). */
+  server: http.Server;
   db: Database;
   limiter: ManagedLimiter;
   /** The gateway's Prometheus registry; gateway/main.ts serves it on METRICS_PORT (never the public port). */
@@ -174,6 +176,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     demoSignIn,
     exampleImagePath,
     generatedAdminToken: secrets.generated.adminToken,
+    server,
     db,
     limiter,
     metrics: metrics.registry,

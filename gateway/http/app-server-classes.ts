@@ -12,7 +12,7 @@ type ResponseClass = typeof http.ServerResponse;
  * Why: Express gives every request and response its own prototype with `Object.setPrototypeOf` as
  * it enters the app. V8 then moves each of those objects to a map of its own, and every later property
  * access on them, in Express, in node's http code and in ours, misses its inline caches. On this
- * machine a one-route Express app spent 136 µs of user CPU a request served the usual way and 39 µs
+ * machine a one-route Express app spent 117 µs of user CPU a request served the usual way and 41 µs
  * on these classes (performance-gateway.md, "Issue 10, fifth pass"). With them, the prototype Express
  * sets is the one the object already has, which V8 treats as no change at all.
  *

@@ -3,12 +3,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { appServerClasses } from '../../gateway/http/app-server-classes.ts';
+import { startTestGateway, type TestGateway } from './support/gateway-fixture.ts';
 
 /**
  * The node request/response classes born with the app's prototypes (gateway/http/app-server-classes.ts),
  * on real servers on port 0: each request and response already has `app.request` / `app.response` as
  * its prototype when node hands it over, and an Express app answers exactly as it does on a plain
- * `http.createServer(app)` (status, headers, bodies, params, query, errors, a streamed body, keep-alive).
+ * `http.createServer(app)` (status, headers, bodies, params, query, errors, a streamed body, keep-alive);
+ * the gateway's own server is built with them.
  */
 describe('app server classes', function () {
   this.timeout(20_000);
@@ -81,6 +83,41 @@ describe('app server classes', function () {
         expect(headers(b), path).to.deep.equal(headers(a));
         expect(await b.text(), path).to.equal(await a.text());
       }
+    });
+  });
+
+  describe('the gateway', () => {
+    let gw: TestGateway;
+    before(async () => {
+      gw = await startTestGateway();
+    });
+    after(() => gw.close());
+
+    it('serves on these classes: each request carries the app request prototype, with its log, before Express runs', async () => {
+      const seen: { switched: boolean; log: boolean; id: string | undefined }[] = [];
+      const onRequest = (req: http.IncomingMessage) => {
+        const proto = Object.getPrototypeOf(req) as object;
+        seen.push({
+          switched: proto !== http.IncomingMessage.prototype,
+          // request-log.ts installs `log` on the app's request prototype: present only on the app's classes
+          log: typeof Object.getOwnPropertyDescriptor(proto, 'log')?.get === 'function',
+          id: req.headers['x-request-id'] as string | undefined,
+        });
+      };
+      gw.server.prependListener('request', onRequest);
+      try {
+        const key = (await gw.admin.customer({})).key;
+        const makes = await gw.getWithKey(key, '/v1/makes', { 'x-request-id': 'classes-1' });
+        expect(makes.status).to.equal(200);
+        const refused = await gw.get('/v1/makes', { 'x-request-id': 'classes-2' });
+        expect(refused.status).to.equal(401);
+        expect(Object.keys(refused.body as object)).to.have.members(['error', 'message']);
+      } finally {
+        gw.server.removeListener('request', onRequest);
+      }
+      const mine = seen.filter((s) => s.id === 'classes-1' || s.id === 'classes-2');
+      expect(mine).to.have.length(2);
+      for (const s of mine) expect(s).to.include({ switched: true, log: true });
     });
   });
 
