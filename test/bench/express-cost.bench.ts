@@ -14,14 +14,11 @@
  * - `express-classes`: the same app on the gateway's request classes.
  * Knobs: ROUNDS (6), PHASE_S (3), CONNECTIONS (4).
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import autocannon from 'autocannon';
 import express from 'express';
 import { startBareExpress } from './bare-express.ts';
+import { cpuPerRequest, loadAverage, machineLine, median, startChildren } from './cpu-phases.ts';
 
 const SERVERS = ['node', 'node+switch', 'express-end', 'express', 'express-classes'] as const;
 type Server = (typeof SERVERS)[number];
@@ -66,41 +63,15 @@ async function drive(): Promise<void> {
   const phaseS = Number(process.env.PHASE_S ?? 3);
   const connections = Number(process.env.CONNECTIONS ?? 4);
   const userOnly = process.env.USER_ONLY === '1';
-  const cpuMs = (child: ChildProcess) => {
-    const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + (userOnly ? 0 : Number(fields[12]))) * 1000) / 100; // clock ticks of 10 ms
-  };
-  const children: { which: Server; child: ChildProcess; url: string }[] = [];
-  for (const which of SERVERS) {
-    const child = fork(new URL(import.meta.url), [which], { execArgv: ['--import', 'tsx'] });
-    const url = await new Promise<string>((resolve, reject) => {
-      child.once('message', (m) => resolve(String(m)));
-      child.once('exit', (code) => reject(new Error(`${which} exited with ${code} before serving`)));
-    });
-    children.push({ which, child, url });
-  }
-  const phase = async (s: (typeof children)[number], seconds: number) => {
-    const c0 = cpuMs(s.child);
-    const r = await autocannon({ url: s.url, connections, duration: seconds });
-    if (r.non2xx > 0 || r.errors > 0) throw new Error(`${s.which}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-    return ((cpuMs(s.child) - c0) * 1000) / r.requests.total;
-  };
-  console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, node ${process.version}; load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-  for (const s of children) await phase(s, 2); // warm-up, not counted
-  const cpu: number[][] = children.map(() => []);
-  for (let i = 0; i < rounds; i++) {
-    for (let j = 0; j < children.length; j++) {
-      const at = (i + j) % children.length;
-      cpu[at]!.push(await phase(children[at]!, phaseS));
-    }
-  }
-  const median = (v: number[]) => [...v].sort((x, y) => x - y)[v.length >> 1]!;
+  const servers = await startChildren(new URL(import.meta.url), SERVERS);
+  console.log(machineLine());
+  const cpu = await cpuPerRequest(servers, { rounds, phaseS, connections, userOnly });
   console.log(`\n| server | ${userOnly ? 'user' : 'user + system'} CPU µs a request, median | rounds |\n| --- | ---: | --- |`);
-  for (let j = 0; j < children.length; j++) console.log(`| ${children[j]!.which} | ${median(cpu[j]!).toFixed(0)} | ${cpu[j]!.map((x) => x.toFixed(0)).join(' ')} |`);
-  console.log(`\n${rounds} rounds of ${phaseS} s, ${connections} connections; load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-  for (const s of children) s.child.kill();
+  for (let j = 0; j < servers.length; j++) console.log(`| ${servers[j]!.name} | ${median(cpu[j]!).toFixed(0)} | ${cpu[j]!.map((x) => x.toFixed(0)).join(' ')} |`);
+  console.log(`\n${rounds} rounds of ${phaseS} s, ${connections} connections; load ${loadAverage()}`);
+  for (const s of servers) s.child.kill();
 }
 
 const role = process.argv[2];
-if ((SERVERS as readonly string[]).includes(role ?? '')) process.send!(await serve(role as Server));
+if ((SERVERS as readonly string[]).includes(role ?? '')) process.send!({ url: await serve(role as Server) });
 else await drive();
