@@ -32,9 +32,23 @@ for (let i = 0, k = 0; i < BUCKETS; i++) {
   LO[i] = k;
 }
 
-/** The encode's two tables, for the WebAssembly kernel (wasm-kernel.ts), which uses the same ones. */
-export function encodeTables(): { lo: Uint8Array; thr: Float64Array } {
-  return { lo: LO, thr: THR };
+/**
+ * THR32[k]: the least single-precision value at or above THR[k], so that for an f32 c, `c >= THR32[k]`
+ * is exactly `c >= THR[k]` (the wasm kernel's four-lane path encodes f32 values with it).
+ */
+const THR32 = new Float32Array(256);
+{
+  const bits = new Uint32Array(THR32.buffer);
+  for (let k = 0; k < 256; k++) {
+    THR32[k] = THR[k]!;
+    // rounded to nearest, it may have gone below: the next f32 up (positive floats order as their bits)
+    if (THR32[k]! < THR[k]!) bits[k]!++;
+  }
+}
+
+/** The encode's tables, for the WebAssembly kernel (wasm-kernel.ts), which uses the same ones. */
+export function encodeTables(): { lo: Uint8Array; thr: Float64Array; thr32: Float32Array } {
+  return { lo: LO, thr: THR, thr32: THR32 };
 }
 
 /** `round(255 · srgb_encode(clamp(c, 0, 1)))`. */
@@ -57,3 +71,4 @@ export const SHADED: Uint8Array = (() => {
   }
   return t;
 })();
+

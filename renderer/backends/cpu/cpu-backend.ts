@@ -6,6 +6,7 @@ import { SharedMemoryReclaimer } from '../../cache/reclaim.ts';
 import { ARENA_SLOTS } from '../../assets/layers.ts';
 import { BufferPool } from './buffer-pool.ts';
 import { PrimedOutputs } from './primed-outputs.ts';
+import { plateOverlay } from './plate-overlay.ts';
 
 /** Bytes of pictures dropped from the pool after which the workers are asked to collect. */
 const COLLECT_AFTER_DROPPED = 64 * 1024 * 1024;
@@ -68,6 +69,19 @@ function startOf(job: CompositeJob): Uint8Array | null {
 
 export function kernelInput(job: CompositeJob, out: Uint8Array): KernelInput {
   const l = job.layers;
+  const transparent = Boolean(job.transparent && l.coverage);
+  const plate = job.plate
+    ? {
+        data: sharedPlate(job.plate.tex),
+        tw: job.plate.tex.tw,
+        th: job.plate.tex.th,
+        pw: job.plate.tex.pw,
+        ph: job.plate.tex.ph,
+        pad: job.plate.tex.pad,
+        hinv: [...job.plate.hinv],
+        bbox: job.plate.bbox,
+      }
+    : null;
   return {
     runs: l.runs ?? null,
     arena: l.arena ?? null,
@@ -86,18 +100,8 @@ export function kernelInput(job: CompositeJob, out: Uint8Array): KernelInput {
     gain: job.calibration.diffuseGain,
     floor: job.calibration.specularFloor,
     backdrop: job.transparent && l.coverage ? job.transparent : null,
-    plate: job.plate
-      ? {
-          data: sharedPlate(job.plate.tex),
-          tw: job.plate.tex.tw,
-          th: job.plate.tex.th,
-          pw: job.plate.tex.pw,
-          ph: job.plate.tex.ph,
-          pad: job.plate.tex.pad,
-          hinv: [...job.plate.hinv],
-          bbox: job.plate.bbox,
-        }
-      : null,
+    // the opaque rows take the plate from its overlay (the wasm kernel; kernel.ts samples it per pixel)
+    plate: plate && !transparent ? { ...plate, overlay: plateOverlay(l.base, l.width, plate) } : plate,
     out,
   };
 }

@@ -32,6 +32,8 @@ export interface KernelInput extends PlaneSet {
     pad: number;
     hinv: number[];
     bbox: [number, number, number, number];
+    /** The plate's pixels precomputed for these layers (plate-overlay.ts); null: sampled per pixel (generalRow). */
+    overlay?: PlateOverlay | null;
   } | null;
   /** RGB (3 bytes a pixel), or RGBA with straight alpha when `backdrop` is set. */
   out: Uint8Array;
@@ -42,6 +44,28 @@ export interface KernelInput extends PlaneSet {
    * start is skipped, and only `box` is restored. null: `out` holds anything.
    */
   primed: { box: [number, number, number, number] | null } | null;
+}
+
+/**
+ * The plate over one level, computed once per plate raster and level (plate-overlay.ts), for the
+ * opaque rows: what `generalRow` would do in the plate's box, without sampling the plate again.
+ * Pixels the plate does not touch are left to the runs; pixels it covers fully (alpha exactly 1) get
+ * their bytes, which do not depend on the paint; the plate's edge keeps its alpha and lit colour, and
+ * the paint under it is computed per render. Rows are relative to `y0`; each list's entries of row r
+ * are [start[r], start[r + 1]). Shared memory, so a band's message carries references.
+ */
+export interface PlateOverlay {
+  y0: number;
+  rows: number;
+  solidStart: Int32Array;
+  solidIdx: Int32Array;
+  /** RGB bytes, 3 per solid pixel. */
+  solidRgb: Uint8Array;
+  edgeStart: Int32Array;
+  edgeIdx: Int32Array;
+  edgeA: Float64Array;
+  /** The plate's premultiplied colour times its light, 3 per edge pixel. */
+  edgeLit: Float64Array;
 }
 
 const L = SRGB8_TO_LINEAR;
@@ -225,6 +249,36 @@ export function generalRow(k: KernelInput, y: number, xa: number, xb: number): v
   }
 }
 
+/** Row y of an opaque picture under the plate, from its overlay: the same bytes as generalRow over the plate's box once the runs are done. */
+export function overlayRow(k: KernelInput, ov: PlateOverlay, y: number): void {
+  const r = y - ov.y0;
+  if (r < 0 || r >= ov.rows) return;
+  const { shadow, out } = k;
+  const rgb = ov.solidRgb;
+  for (let j = ov.solidStart[r]!, e = ov.solidStart[r + 1]!; j < e; j++) {
+    const o = ov.solidIdx[j]! * 3;
+    out[o] = rgb[3 * j]!;
+    out[o + 1] = rgb[3 * j + 1]!;
+    out[o + 2] = rgb[3 * j + 2]!;
+  }
+  const lit = ov.edgeLit;
+  for (let j = ov.edgeStart[r]!, e = ov.edgeStart[r + 1]!; j < e; j++) {
+    const i = ov.edgeIdx[j]!;
+    paintPixel(k, i);
+    if (shadow !== null && shadow[i]! !== 0) {
+      const f = 1 - shadow[i]! * INV8;
+      px[0] = px[0]! * f;
+      px[1] = px[1]! * f;
+      px[2] = px[2]! * f;
+    }
+    const a = ov.edgeA[j]!;
+    const o = i * 3;
+    out[o] = enc(px[0]! * (1 - a) + lit[3 * j]!);
+    out[o + 1] = enc(px[1]! * (1 - a) + lit[3 * j + 1]!);
+    out[o + 2] = enc(px[2]! * (1 - a) + lit[3 * j + 2]!);
+  }
+}
+
 export function transparentRows(k: KernelInput, y0: number, y1: number): void {
   for (let y = y0; y < y1; y++) transparentRange(k, y, 0, k.width);
 }
@@ -271,19 +325,18 @@ export function transparentRange(k: KernelInput, y: number, xa: number, xb: numb
 }
 
 /**
- * The plate over `px` (linear, in place) at output pixel (x, y): inverse homography, bilinear
- * (clamp-to-edge) sample of the padded premultiplied texture, lit by the base shot's blank plate.
+ * The plate at output pixel (x, y): inverse homography, bilinear (clamp-to-edge) sample of the padded
+ * premultiplied texture, into `plateTexel` (premultiplied RGB, then alpha). False where it has no alpha.
  */
-function plateOver(k: KernelInput, x: number, y: number, i: number): void {
-  const p = k.plate;
-  if (p === null) return;
+export const plateTexel = new Float64Array(4);
+export function samplePlate(p: NonNullable<KernelInput['plate']>, x: number, y: number): boolean {
   const bb = p.bbox; // indexed, not destructured: this runs per pixel
-  if (x < bb[0] || y < bb[1] || x >= bb[2] || y >= bb[3]) return;
+  if (x < bb[0] || y < bb[1] || x >= bb[2] || y >= bb[3]) return false;
   const h = p.hinv;
   const cxp = x + 0.5;
   const cyp = y + 0.5;
   const w = h[6]! * cxp + h[7]! * cyp + h[8]!;
-  if (w <= 0) return;
+  if (w <= 0) return false;
   const u = (h[0]! * cxp + h[1]! * cyp + h[2]!) / w;
   const v = (h[3]! * cxp + h[4]! * cyp + h[5]!) / w;
   const data = p.data;
@@ -291,7 +344,7 @@ function plateOver(k: KernelInput, x: number, y: number, i: number): void {
   const th = p.th;
   const cx = p.pad + u * p.pw - 0.5;
   const cy = p.pad + v * p.ph - 0.5;
-  if (cx <= -1 || cy <= -1 || cx >= tw || cy >= th) return;
+  if (cx <= -1 || cy <= -1 || cx >= tw || cy >= th) return false;
   const ix = Math.floor(cx);
   const iy = Math.floor(cy);
   const fx = cx - ix;
@@ -309,14 +362,25 @@ function plateOver(k: KernelInput, x: number, y: number, i: number): void {
   const w01 = (1 - fx) * fy;
   const w11 = fx * fy;
   const a = data[i00 + 3]! * w00 + data[i10 + 3]! * w10 + data[i01 + 3]! * w01 + data[i11 + 3]! * w11;
-  if (a <= 0) return;
+  if (a <= 0) return false;
+  for (let c = 0; c < 3; c++) plateTexel[c] = data[i00 + c]! * w00 + data[i10 + c]! * w10 + data[i01 + c]! * w01 + data[i11 + c]! * w11;
+  plateTexel[3] = a;
+  return true;
+}
+
+/** The plate's light at base pixel i: the base shot's luminance at the blank plate, relative to a lit white plate, at most 1. */
+export function plateLight(base: Uint8Array, i: number): number {
   const bi = i * 3;
-  const base = k.base;
   const lum = LUMA[0] * L[base[bi]!]! + LUMA[1] * L[base[bi + 1]!]! + LUMA[2] * L[base[bi + 2]!]!;
-  let light = lum / PLATE_WHITE_LINEAR;
-  if (light > 1) light = 1;
-  for (let c = 0; c < 3; c++) {
-    const pc = data[i00 + c]! * w00 + data[i10 + c]! * w10 + data[i01 + c]! * w01 + data[i11 + c]! * w11;
-    px[c] = px[c]! * (1 - a) + pc * light;
-  }
+  const light = lum / PLATE_WHITE_LINEAR;
+  return light > 1 ? 1 : light;
+}
+
+/** The plate over `px` (linear, in place) at output pixel (x, y), lit by the base shot's blank plate. */
+function plateOver(k: KernelInput, x: number, y: number, i: number): void {
+  const p = k.plate;
+  if (p === null || !samplePlate(p, x, y)) return;
+  const a = plateTexel[3]!;
+  const light = plateLight(k.base, i);
+  for (let c = 0; c < 3; c++) px[c] = px[c]! * (1 - a) + plateTexel[c]! * light;
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { SRGB8_TO_LINEAR } from '../../color/srgb.ts';
 import { ARENA_HEADER_BYTES, ARENA_SLOTS, type LayerArena } from '../../assets/layers.ts';
-import { generalRow, restoreBox, transparentRange, type KernelInput } from './kernel.ts';
+import { generalRow, overlayRow, restoreBox, transparentRange, type KernelInput } from './kernel.ts';
 import { SHADED, encodeTables } from '../../color/srgb8.ts';
 
 /** The compiled kernel (wasm/kernel.ts, `npm run build:kernel`), beside this module in the source tree and in dist/. */
@@ -26,6 +26,7 @@ interface Exports {
   THR: WasmGlobal;
   LIN: WasmGlobal;
   SHADED: WasmGlobal;
+  THR32: WasmGlobal;
   SCRATCH: WasmGlobal;
   HEADER: WasmGlobal;
   setup(tr: number, tg: number, tb: number, nr: number, ng: number, nb: number, gain: number, floor: number): void;
@@ -96,13 +97,14 @@ export class WasmKernel {
   private instantiate(memory: { readonly buffer: SharedArrayBuffer }, id: number, key: string): Bound {
     const instance = new WebAssembly.Instance(this.module, { env: { abort: wasmAbort, memory } });
     const x = instance.exports as unknown as Exports;
-    const { lo, thr } = encodeTables();
+    const { lo, thr, thr32 } = encodeTables();
     const u8 = new Uint8Array(memory.buffer);
     const f64 = new Float64Array(memory.buffer, 0, ARENA_HEADER_BYTES / 8);
     u8.set(lo, x.LO.value);
     f64.set(thr, x.THR.value / 8);
     f64.set(SRGB8_TO_LINEAR, x.LIN.value / 8);
     u8.set(SHADED, x.SHADED.value);
+    new Float32Array(memory.buffer, x.THR32.value, 256).set(thr32);
     return { x, memory, mem8: u8, id, key };
   }
 
@@ -283,7 +285,9 @@ export class WasmKernel {
       }
       if (pb !== null && y >= pb[1] && y < pb[3] && pb[0] < pb[2]) {
         copyStart(row + width); // the plate's box may reach beyond the span
-        generalRow(k, y, pb[0], pb[2]);
+        const ov = k.plate!.overlay ?? null;
+        if (ov !== null) overlayRow(k, ov, y);
+        else generalRow(k, y, pb[0], pb[2]);
       }
     }
     copyStart(y1 * width);

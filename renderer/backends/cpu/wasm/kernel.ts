@@ -18,7 +18,9 @@ export const THR: usize = 4096;
 export const LIN: usize = THR + 256 * 8;
 /** SHADED[shadow << 8 | code] (u8 × 65536). */
 export const SHADED: usize = LIN + 256 * 8;
-export const SCRATCH: usize = SHADED + 65536;
+/** THR32[code]: THR's thresholds as the least f32 at or above each (f32 × 256), the four-lane path's encode. */
+export const THR32: usize = SHADED + 65536;
+export const SCRATCH: usize = THR32 + 256 * 4;
 /** Bytes reserved at the start of every memory (layers.ts ARENA_HEADER_BYTES must equal it; checked at load). */
 export const HEADER: usize = 131072;
 
@@ -46,6 +48,13 @@ export function setup(r: f64, g: f64, b: f64, n0: f64, n1: f64, n2: f64, gn: f64
   const v = <u32>load<u8>(LO + <usize>(<i32>(c * 4096.0)));
   // a select, not a branch: whether c crosses the bucket's threshold is data-dependent, unpredictable
   return v + <u32>(c >= load<f64>(THR + (<usize>v << 3)));
+}
+
+/** `enc` for c in [0, 1] as f32, its bucket already found: the same tables, the threshold as the least f32 at or above it, so the comparison is the f64 one. */
+// @ts-ignore: decorator
+@inline function enc32(c: f32, bucket: i32): u8 {
+  const v = <u32>load<u8>(LO + <usize>bucket);
+  return <u8>(v + <u32>(c >= load<f32>(THR32 + (<usize>v << 2))));
 }
 
 // @ts-ignore: decorator
@@ -103,8 +112,8 @@ let ur: f64 = 0, ug: f64 = 0, ub: f64 = 0;
 // @ts-ignore: decorator
 @inline function paintedPair(i: usize, ps: usize, pd: usize, pq: usize, o: usize): void {
   const inv16 = f64x2.splat(INV16);
-  const D = f64x2.mul(f64x2.convert_low_i32x4_u(i32x4.extend_low_i16x8_u(v128.load32_zero(pd + (i << 1)))), inv16);
-  const S = f64x2.mul(f64x2.convert_low_i32x4_u(i32x4.extend_low_i16x8_u(v128.load32_zero(pq + (i << 1)))), inv16);
+  const D = f64x2.mul(f64x2.convert_low_i32x4_s(i32x4.extend_low_i16x8_u(v128.load32_zero(pd + (i << 1)))), inv16);
+  const S = f64x2.mul(f64x2.convert_low_i32x4_s(i32x4.extend_low_i16x8_u(v128.load32_zero(pq + (i << 1)))), inv16);
   const fl = f64x2.splat(floor);
   const Sc = v128.and(f64x2.sub(S, fl), f64x2.gt(S, fl));
   const Dc = f64x2.mul(f64x2.splat(gain), D);
@@ -142,6 +151,65 @@ let ur: f64 = 0, ug: f64 = 0, ub: f64 = 0;
 }
 
 /**
+ * Four fully painted pixels at once in f32x4 (the f64x2 pair's operations in single precision, as the
+ * gl backend's shader computes them), encoded with the exact encode's tables. Not always the scalar
+ * path's f64 bytes: a value within single precision's rounding (about 1e-7 relative) of a code's
+ * threshold may come out one code off (test/renderer/helpers.ts expectKernelMatch bounds how many).
+ */
+// @ts-ignore: decorator
+@inline function paintedQuad(i: usize, ps: usize, pd: usize, pq: usize, o: usize): void {
+  const inv16 = f32x4.splat(<f32>INV16);
+  const D = f32x4.mul(f32x4.convert_i32x4_s(i32x4.extend_low_i16x8_u(v128.load64_zero(pd + (i << 1)))), inv16);
+  const S = f32x4.mul(f32x4.convert_i32x4_s(i32x4.extend_low_i16x8_u(v128.load64_zero(pq + (i << 1)))), inv16);
+  const Sc = f32x4.pmax(f32x4.sub(S, f32x4.splat(<f32>floor)), f32x4.splat(0));
+  const Dc = f32x4.mul(f32x4.splat(<f32>gain), D);
+  let r = f32x4.add(f32x4.mul(f32x4.splat(<f32>tr), Dc), Sc);
+  let g = f32x4.add(f32x4.mul(f32x4.splat(<f32>tg), Dc), Sc);
+  let b = f32x4.add(f32x4.mul(f32x4.splat(<f32>tb), Dc), Sc);
+  const mx = f32x4.pmax(f32x4.pmax(r, g), b);
+  const kk = f32x4.splat(<f32>K);
+  const over = f32x4.gt(mx, kk);
+  if (v128.any_true(over)) {
+    const x = f32x4.mul(f32x4.sub(mx, kk), f32x4.splat(<f32>INV_1K));
+    const one = f32x4.splat(1.0);
+    const f = f32x4.div(f32x4.add(kk, f32x4.div(f32x4.mul(f32x4.splat(<f32>(1.0 - K)), x), f32x4.add(one, x))), mx);
+    r = v128.bitselect(f32x4.mul(r, f), r, over);
+    g = v128.bitselect(f32x4.mul(g, f), g, over);
+    b = v128.bitselect(f32x4.mul(b, f), b, over);
+  }
+  if (ps != 0 && load<u32>(ps + i) != 0) {
+    const s = f32x4.convert_i32x4_s(i32x4.extend_low_i16x8_u(i16x8.extend_low_i8x16_u(v128.load32_zero(ps + i))));
+    const f = f32x4.sub(f32x4.splat(1.0), f32x4.mul(s, f32x4.splat(<f32>INV8)));
+    r = f32x4.mul(r, f);
+    g = f32x4.mul(g, f);
+    b = f32x4.mul(b, f);
+  }
+  // the bucket of each lane in SIMD; the code and its threshold per lane (enc32)
+  const zero = f32x4.splat(0);
+  const one = f32x4.splat(1.0);
+  r = f32x4.pmin(f32x4.pmax(r, zero), one);
+  g = f32x4.pmin(f32x4.pmax(g, zero), one);
+  b = f32x4.pmin(f32x4.pmax(b, zero), one);
+  const nb = f32x4.splat(4096.0);
+  const last = i32x4.splat(4095);
+  const kr = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(r, nb)), last);
+  const kg = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(g, nb)), last);
+  const kb = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(b, nb)), last);
+  store<u8>(o, enc32(f32x4.extract_lane(r, 0), i32x4.extract_lane(kr, 0)));
+  store<u8>(o + 1, enc32(f32x4.extract_lane(g, 0), i32x4.extract_lane(kg, 0)));
+  store<u8>(o + 2, enc32(f32x4.extract_lane(b, 0), i32x4.extract_lane(kb, 0)));
+  store<u8>(o + 3, enc32(f32x4.extract_lane(r, 1), i32x4.extract_lane(kr, 1)));
+  store<u8>(o + 4, enc32(f32x4.extract_lane(g, 1), i32x4.extract_lane(kg, 1)));
+  store<u8>(o + 5, enc32(f32x4.extract_lane(b, 1), i32x4.extract_lane(kb, 1)));
+  store<u8>(o + 6, enc32(f32x4.extract_lane(r, 2), i32x4.extract_lane(kr, 2)));
+  store<u8>(o + 7, enc32(f32x4.extract_lane(g, 2), i32x4.extract_lane(kg, 2)));
+  store<u8>(o + 8, enc32(f32x4.extract_lane(b, 2), i32x4.extract_lane(kb, 2)));
+  store<u8>(o + 9, enc32(f32x4.extract_lane(r, 3), i32x4.extract_lane(kr, 3)));
+  store<u8>(o + 10, enc32(f32x4.extract_lane(g, 3), i32x4.extract_lane(kg, 3)));
+  store<u8>(o + 11, enc32(f32x4.extract_lane(b, 3), i32x4.extract_lane(kb, 3)));
+}
+
+/**
  * `n` pixels of one row: paint (u8) at `pm`, shadow (u8) at `ps` (0: no shadow), diffuse and
  * specular (u16) at `pd`, `pq`, the starting picture (RGB u8) at `src`, the base (RGB u8) at `pb`,
  * the output (RGB u8) at `rgb` (the start is copied there first unless `src` is `rgb`, then
@@ -155,6 +223,11 @@ export function opaqueSpan(n: i32, pm: usize, ps: usize, pd: usize, pq: usize, s
   const shadeIdle = hasShadow && preShadowed == 0;
   for (let i = 0; i < n; i++) {
     const o = rgb + <usize>i * 3;
+    if (i + 3 < n && load<u32>(pm + i) == 0xffffffff) {
+      paintedQuad(<usize>i, ps, pd, pq, o);
+      i += 3;
+      continue;
+    }
     if (i + 1 < n && load<u16>(pm + i) == 0xffff) {
       paintedPair(<usize>i, ps, pd, pq, o);
       i++;
