@@ -43,12 +43,18 @@ export async function startRendererServer(opts: {
 }): Promise<RendererServer> {
   const { config, logger } = opts;
   const layerBytes = Math.floor(config.cacheBytes * LAYER_CACHE_SHARE);
-  const backend = await createCompositor({ choice: config.backend, workers: config.workers, logger });
+  const queue = new RenderQueue(config.workers, config.queueMax);
+  const backend = await createCompositor({
+    choice: config.backend,
+    workers: config.workers,
+    logger,
+    // the composite runs inside the queue: alone means nobody else running or waiting
+    alone: () => queue.running <= 1 && queue.queued === 0,
+  });
   // the shadowed base only serves the cpu kernel; with gl it would take layer budget for nothing
   const store = new AssetStore({ dir: config.assetsDir, cacheBytes: layerBytes, logger, shadowedBase: backend.name === 'cpu' });
   await store.init();
   store.onEvict = (key) => backend.forget?.(key);
-  const queue = new RenderQueue(config.workers, config.queueMax);
   const service = new RenderService({
     store,
     backend,

@@ -11,6 +11,8 @@ export async function createCompositor(opts: {
   choice: RenderBackendChoice;
   workers: number;
   logger: Logger;
+  /** Whether the render at hand is the only one running or waiting (cpu: composite it inline, CpuCompositor). */
+  alone?: () => boolean;
 }): Promise<Compositor> {
   const { choice, logger } = opts;
   if (choice !== 'cpu') {
@@ -24,7 +26,7 @@ export async function createCompositor(opts: {
       logger.info({ backend: 'cpu', choice, reason: (e as Error).message }, 'render backend: cpu (no WebGL2 context)');
     }
   }
-  const cpu = await CpuCompositor.create({ workers: opts.workers, logger });
+  const cpu = await CpuCompositor.create({ workers: opts.workers, logger, ...(opts.alone ? { alone: opts.alone } : {}) });
   if (choice === 'cpu') logger.info({ backend: 'cpu', choice }, `render backend: cpu (${cpu.description})`);
   return cpu;
 }

@@ -7,6 +7,7 @@ import { ARENA_SLOTS } from '../../assets/layers.ts';
 import { BufferPool } from './buffer-pool.ts';
 import { PrimedOutputs } from './primed-outputs.ts';
 import { plateOverlay } from './plate-overlay.ts';
+import { workBands } from './bands.ts';
 
 /** Bytes of pictures dropped from the pool after which the workers are asked to collect. */
 const COLLECT_AFTER_DROPPED = 64 * 1024 * 1024;
@@ -55,6 +56,18 @@ const MIN_BAND_ROWS = 48;
  * the workers (png), 1.61–1.62 against 1.80–1.82 (jpeg) (docs/performance-renderer.md).
  */
 const INLINE_MAX_PIXELS = 256 * 1024;
+
+/**
+ * Pictures up to this many pixels (a 2400 × 1350 level and a little more: about 5 ms of the main
+ * thread at most) are composited on the calling thread too when the render is alone (`alone`: no
+ * other render running or waiting). Measured on the development machine (2 vCPU) with two workers
+ * against inline, the same levels alternately (docs/performance-renderer.md, "Fifth pass"): a
+ * 2400 px composite took as long in wall time either way (4.46 against 4.43 ms) and a quarter more
+ * CPU in the workers (6.6 against 4.7 ms; two threads at once run slower there), a 1600 px one
+ * 2.50 against 1.70 ms wall. With other renders about, the workers take the composites, so that the
+ * main thread (gRPC, cache hits, level building) never becomes what limits a busy renderer.
+ */
+const ALONE_INLINE_MAX_PIXELS = 4 * 1024 * 1024;
 
 /**
  * The picture an opaque render starts from outside its runs (kernel.ts `opaqueRows`): the shadowed base
@@ -132,16 +145,22 @@ export class CpuCompositor implements Compositor {
     private readonly size: number,
     private readonly logger: Logger,
     private readonly inlineMaxPixels: number,
+    private readonly alone: () => boolean,
   ) {
     this.description = size > 0 ? `cpu kernel (wasm) in ${size} worker thread(s)` : 'cpu kernel (wasm) inline';
   }
 
-  /** `inlineMaxPixels`: pictures up to this size are composited on the calling thread (default INLINE_MAX_PIXELS; tests pass 0 to use the workers). */
-  static async create(opts: { workers: number; logger: Logger; inlineMaxPixels?: number }): Promise<CpuCompositor> {
+  /**
+   * `inlineMaxPixels`: pictures up to this size are composited on the calling thread (default
+   * INLINE_MAX_PIXELS; tests pass 0 to use the workers). `alone`: whether the render at hand is the
+   * only one running or waiting (the renderer's queue); then pictures up to ALONE_INLINE_MAX_PIXELS
+   * are composited inline too. Without it, never.
+   */
+  static async create(opts: { workers: number; logger: Logger; inlineMaxPixels?: number; alone?: () => boolean }): Promise<CpuCompositor> {
     // each worker has its own scratch row in every layers arena (slot 0 is the main thread's)
     const workers = Math.min(Math.max(0, opts.workers), ARENA_SLOTS - 1);
     if (workers < opts.workers) opts.logger.warn({ asked: opts.workers, workers }, 'cpu workers capped by the layers arenas\' scratch rows');
-    const c = new CpuCompositor(workers, opts.logger, opts.inlineMaxPixels ?? INLINE_MAX_PIXELS);
+    const c = new CpuCompositor(workers, opts.logger, opts.inlineMaxPixels ?? INLINE_MAX_PIXELS, opts.alone ?? (() => false));
     await Promise.all(Array.from({ length: c.size }, (_, i) => c.spawn(i + 1)));
     return c;
   }
@@ -211,16 +230,16 @@ export class CpuCompositor implements Compositor {
     const { out, start, primed } = this.outputs.take(width * height * channels, alpha ? null : startOf(job));
     const input = kernelInput(job, out);
     input.primed = primed;
-    if (this.size === 0 || width * height <= this.inlineMaxPixels) {
+    const pixels = width * height;
+    if (this.size === 0 || pixels <= this.inlineMaxPixels || (pixels <= ALONE_INLINE_MAX_PIXELS && this.alone())) {
+      this.inlineComposites++;
       this.inline.compositeRows(input, 0, height);
     } else {
       if (this.closed) throw new Error('cpu compositor closed');
-      // one band of rows per worker: a render uses every core, and concurrent renders interleave
-      const bands = Math.max(1, Math.min(this.size, Math.floor(height / MIN_BAND_ROWS)));
+      // one band of rows per worker, of about equal work: a render uses every core, and concurrent renders interleave
+      const count = Math.max(1, Math.min(this.size, Math.floor(height / MIN_BAND_ROWS)));
       await Promise.all(
-        Array.from({ length: bands }, (_, b) => {
-          const y0 = Math.floor((height * b) / bands);
-          const y1 = Math.floor((height * (b + 1)) / bands);
+        workBands(input.runs, height, count).map(([y0, y1]) => {
           return new Promise<void>((resolve, reject) => {
             this.waiting.push({ input, y0, y1, resolve, reject });
             this.pump();
@@ -231,6 +250,9 @@ export class CpuCompositor implements Compositor {
     this.outputs.done(out, start, job.plate ? job.plate.bbox : null);
     return { width, height, data: out, channels, alpha };
   }
+
+  /** Composites run on the calling thread (tests). */
+  inlineComposites = 0;
 
   /** Composites that started from a primed buffer (tests). */
   get primedComposites(): number {
