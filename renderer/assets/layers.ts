@@ -50,10 +50,10 @@ export interface SharedWasmMemory {
 declare const WebAssembly: { Memory: new (d: { initial: number; maximum: number; shared: true }) => SharedWasmMemory };
 
 /**
- * Bytes at the start of every arena reserved for the cpu kernel's own use (its tables: about 72 KB;
+ * Bytes at the start of every arena reserved for the cpu kernel's own use (its tables: about 203 KB;
  * wasm/kernel.ts `HEADER`, which the kernel's loader checks against this).
  */
-export const ARENA_HEADER_BYTES = 128 * 1024;
+export const ARENA_HEADER_BYTES = 256 * 1024;
 /** Scratch rows after the header, one per thread compositing from an arena (the main thread's is slot 0): room for 64 workers, a 64-core node, for about 0.6 MB an arena at 2400 px. */
 export const ARENA_SLOTS = 65;
 const WASM_PAGE = 65536;

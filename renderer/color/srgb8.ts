@@ -46,9 +46,22 @@ const THR32 = new Float32Array(256);
   }
 }
 
+/**
+ * LO16[j]: the code at j / 65536, plus 256 where a threshold lies strictly inside [j, j + 1) / 65536
+ * (at most one does: the closest two are 1/(255 · 12.92) apart). Elsewhere every value of the bucket
+ * has that code, so the wasm kernel's four-lane path encodes with one lookup and compares (THR32) only
+ * in the 255 buckets that hold a threshold.
+ */
+const LO16 = new Uint16Array(65536);
+for (let j = 0, k = 0; j < 65536; j++) {
+  const c = j / 65536;
+  while (c >= THR[k]!) k++;
+  LO16[j] = k + (THR[k]! < (j + 1) / 65536 ? 256 : 0);
+}
+
 /** The encode's tables, for the WebAssembly kernel (wasm-kernel.ts), which uses the same ones. */
-export function encodeTables(): { lo: Uint8Array; thr: Float64Array; thr32: Float32Array } {
-  return { lo: LO, thr: THR, thr32: THR32 };
+export function encodeTables(): { lo: Uint8Array; thr: Float64Array; thr32: Float32Array; lo16: Uint16Array } {
+  return { lo: LO, thr: THR, thr32: THR32, lo16: LO16 };
 }
 
 /** `round(255 · srgb_encode(clamp(c, 0, 1)))`. */

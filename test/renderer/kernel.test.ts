@@ -4,7 +4,7 @@ import { AssetStore } from '../../renderer/assets/asset-store.ts';
 import { makeLayers, sharedU16, sharedU8 } from '../../renderer/assets/layers.ts';
 import { CpuCompositor, kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { compositeKernel, compositeRows } from '../../renderer/backends/cpu/kernel.ts';
-import { SHADED, encodeSrgb8 } from '../../renderer/color/srgb8.ts';
+import { SHADED, encodeSrgb8, encodeTables } from '../../renderer/color/srgb8.ts';
 import { WasmKernel } from '../../renderer/backends/cpu/wasm-kernel.ts';
 import { SRGB8_TO_LINEAR } from '../../renderer/color/srgb.ts';
 import { VIEW_IDS } from '../../shared/views.ts';
@@ -47,6 +47,42 @@ describe('cpu kernel', function () {
         if (SHADED[(s << 8) | b] !== exact(SRGB8_TO_LINEAR[b]! * (1 - s / 255))) expect.fail(`SHADED[${s}, ${b}]`);
       }
     }
+  });
+
+  it('encodes single-precision values through the four-lane tables (LO16, THR32) exactly as encodeSrgb8', () => {
+    const { lo16, thr32 } = encodeTables();
+    const enc32 = (c: number) => {
+      const e = lo16[Math.min(65535, Math.floor(c * 65536))]!;
+      return e < 256 ? e : (e & 255) + (c >= thr32[e & 255]! ? 1 : 0);
+    };
+    const f32 = new Float32Array(1);
+    const bits = new Uint32Array(f32.buffer);
+    const check = (c: number) => {
+      if (enc32(c) !== encodeSrgb8(c)) expect.fail(`f32 ${c}: ${enc32(c)} against ${encodeSrgb8(c)}`);
+    };
+    let seed = 99;
+    for (let i = 0; i < 1_000_000; i++) {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      const u = seed / 2 ** 32;
+      check(Math.fround(i % 2 ? u : u ** 4));
+    }
+    // each threshold's neighbours in single precision, and both ends
+    const { thr } = encodeTables();
+    for (let k = 0; k < 255; k++) {
+      f32[0] = thr[k]!;
+      for (let d = -3; d <= 3; d++) {
+        const b = bits[0]!;
+        bits[0] = b + d;
+        check(f32[0]!);
+        bits[0] = b;
+      }
+    }
+    check(0);
+    check(1);
+    check(Math.fround(1 - 2 ** -24));
+    let flagged = 0;
+    for (let j = 0; j < 65536; j++) if (lo16[j]! >= 256) flagged++;
+    expect(flagged, 'one bucket per threshold inside (0, 1)').to.equal(255);
   });
 
   it('makes runs that cover every painted pixel, and the shadowed ones too when the layers have no shadowed base; both give the formula\'s bytes', () => {

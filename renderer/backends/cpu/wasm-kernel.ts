@@ -27,6 +27,7 @@ interface Exports {
   LIN: WasmGlobal;
   SHADED: WasmGlobal;
   THR32: WasmGlobal;
+  LO16: WasmGlobal;
   SCRATCH: WasmGlobal;
   HEADER: WasmGlobal;
   setup(tr: number, tg: number, tb: number, nr: number, ng: number, nb: number, gain: number, floor: number): void;
@@ -97,7 +98,7 @@ export class WasmKernel {
   private instantiate(memory: { readonly buffer: SharedArrayBuffer }, id: number, key: string): Bound {
     const instance = new WebAssembly.Instance(this.module, { env: { abort: wasmAbort, memory } });
     const x = instance.exports as unknown as Exports;
-    const { lo, thr, thr32 } = encodeTables();
+    const { lo, thr, thr32, lo16 } = encodeTables();
     const u8 = new Uint8Array(memory.buffer);
     const f64 = new Float64Array(memory.buffer, 0, ARENA_HEADER_BYTES / 8);
     u8.set(lo, x.LO.value);
@@ -105,6 +106,7 @@ export class WasmKernel {
     f64.set(SRGB8_TO_LINEAR, x.LIN.value / 8);
     u8.set(SHADED, x.SHADED.value);
     new Float32Array(memory.buffer, x.THR32.value, 256).set(thr32);
+    new Uint16Array(memory.buffer, x.LO16.value, 65536).set(lo16);
     return { x, memory, mem8: u8, id, key };
   }
 

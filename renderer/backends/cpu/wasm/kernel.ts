@@ -1,10 +1,12 @@
 // AssemblyScript (not the project's TypeScript): the cpu backend's compositing kernel for the opaque
 // (studio backdrop) rows, compiled to kernel.wasm by `npm run build:kernel`. The same formula as
 // ../kernel.ts (the reference implementation, docs/asset-format.md "Compositing") in the same f64
-// arithmetic, so both give the same bytes; the tables (sRGB decode, exact encode, shadowed backdrop)
-// are the JavaScript ones, copied into this module's memory by wasm-kernel.ts at instantiation.
+// arithmetic, so both give the same bytes, except for fully painted pixels four at a time
+// (`paintedQuad`), in single precision like the gl backend's shader, which may be a code off where
+// a value lies within f32 rounding of a threshold; the tables (sRGB decode, exact encode, shadowed
+// backdrop) are the JavaScript ones, copied into this module's memory by wasm-kernel.ts.
 //
-// Memory (imported, shared: asconfig.json): [0, SCRATCH) the tables, written by wasm-kernel.ts at
+// Memory (imported, shared: asconfig.json): [0, THR32 + 1 KB) and [LO16, HEADER) the tables, written by wasm-kernel.ts at
 // instantiation; the module has no data segments and no shadow stack, and its static data (none
 // today) would start at asconfig's memoryBase, inside the header. [0, HEADER) is reserved in every
 // memory this kernel runs on: a layers arena (../../../assets/layers.ts `allocPlanes`: the planes
@@ -20,9 +22,16 @@ export const LIN: usize = THR + 256 * 8;
 export const SHADED: usize = LIN + 256 * 8;
 /** THR32[code]: THR's thresholds as the least f32 at or above each (f32 × 256), the four-lane path's encode. */
 export const THR32: usize = SHADED + 65536;
-export const SCRATCH: usize = THR32 + 256 * 4;
+/**
+ * LO16[bucket] (u16 × 65536, at 128 KB, past the module's static data): the code at the start of
+ * each 1/65536 bucket of linear light, plus 256 where one of THR's thresholds falls inside the bucket
+ * (the four-lane path's encode: one lookup, a comparison only in those 255 buckets).
+ */
+export const LO16: usize = 131072;
 /** Bytes reserved at the start of every memory (layers.ts ARENA_HEADER_BYTES must equal it; checked at load). */
-export const HEADER: usize = 131072;
+export const HEADER: usize = 262144;
+/** Where wasm-kernel.ts's own memory has its scratch (spans copied in): past the tables. */
+export const SCRATCH: usize = HEADER;
 
 const K: f64 = 0.9; // SHOULDER_KNEE
 const INV_1K: f64 = 1.0 / (1.0 - K);
@@ -50,10 +59,16 @@ export function setup(r: f64, g: f64, b: f64, n0: f64, n1: f64, n2: f64, gn: f64
   return v + <u32>(c >= load<f64>(THR + (<usize>v << 3)));
 }
 
-/** `enc` for c in [0, 1] as f32, its bucket already found: the same tables, the threshold as the least f32 at or above it, so the comparison is the f64 one. */
+/**
+ * `enc` for c in [0, 1] as f32, its 1/65536 bucket already found: the code at the bucket's start, and
+ * where a threshold lies inside the bucket, the comparison with it (as the least f32 at or above it,
+ * so the comparison is the f64 one).
+ */
 // @ts-ignore: decorator
 @inline function enc32(c: f32, bucket: i32): u8 {
-  const v = <u32>load<u8>(LO + <usize>bucket);
+  const e = <u32>load<u16>(LO16 + (<usize>bucket << 1));
+  if (e < 256) return <u8>e;
+  const v = e & 255;
   return <u8>(v + <u32>(c >= load<f32>(THR32 + (<usize>v << 2))));
 }
 
@@ -190,8 +205,8 @@ let ur: f64 = 0, ug: f64 = 0, ub: f64 = 0;
   r = f32x4.pmin(f32x4.pmax(r, zero), one);
   g = f32x4.pmin(f32x4.pmax(g, zero), one);
   b = f32x4.pmin(f32x4.pmax(b, zero), one);
-  const nb = f32x4.splat(4096.0);
-  const last = i32x4.splat(4095);
+  const nb = f32x4.splat(65536.0);
+  const last = i32x4.splat(65535);
   const kr = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(r, nb)), last);
   const kg = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(g, nb)), last);
   const kb = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(b, nb)), last);
