@@ -61,7 +61,7 @@ const INLINE_MAX_PIXELS = 256 * 1024;
  * Pictures up to this many pixels (a 2400 × 1350 level and a little more: about 5 ms of the main
  * thread at most) are composited on the calling thread too when the render is alone (`alone`: no
  * other render running or waiting). Measured on the development machine (2 vCPU) with two workers
- * against inline, the same levels alternately (docs/performance-renderer.md, "Fifth pass"): a
+ * against inline, the same levels alternately (docs/performance-renderer.md, "Sixth pass"): a
  * 2400 px composite took as long in wall time either way (4.46 against 4.43 ms) and a quarter more
  * CPU in the workers (6.6 against 4.7 ms; two threads at once run slower there), a 1600 px one
  * 2.50 against 1.70 ms wall. With other renders about, the workers take the composites, so that the

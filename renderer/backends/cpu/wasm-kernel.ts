@@ -64,8 +64,9 @@ const ARENA_INSTANCES = 4;
  * memory, each row's span copied in and out as before.
  *
  * With the transparent background every pixel of the row is computed (whole rows). Rows the plate
- * crosses get the plate's box again in JavaScript (kernel.ts, the whole formula with the plate),
- * which is a few thousand pixels. Loading throws, loudly, if the module is missing or broken.
+ * crosses get the plate in JavaScript: on opaque rows from its overlay (plate-overlay.ts: the solid
+ * plate's bytes, and the whole formula only at its edge), otherwise the plate's box again through the
+ * whole formula with the plate (kernel.ts). Loading throws, loudly, if the module is missing or broken.
  */
 export class WasmKernel {
   private readonly module: object;
@@ -156,7 +157,9 @@ export class WasmKernel {
   }
 
   /**
-   * Rows [y0, y1) of the picture, the same bytes as kernel.ts `compositeRows`. `slot`: this thread's
+   * Rows [y0, y1) of the picture: kernel.ts `compositeRows`'s bytes, but for fully painted pixels in
+   * single precision (wasm/kernel.ts `paintedQuad`, at most a code off), and the plate from its
+   * overlay when the input has one (same bytes as sampling it). `slot`: this thread's
    * scratch row in the layers' arena (0 on the main thread; each worker its own, below ARENA_SLOTS).
    */
   compositeRows(k: KernelInput, y0: number, y1: number, slot = 0): void {
