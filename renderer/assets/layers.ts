@@ -50,7 +50,7 @@ export interface SharedWasmMemory {
 declare const WebAssembly: { Memory: new (d: { initial: number; maximum: number; shared: true }) => SharedWasmMemory };
 
 /**
- * Bytes at the start of every arena reserved for the cpu kernel's own use (its tables: about 203 KB;
+ * Bytes at the start of every arena reserved for the cpu kernel's own use (its tables: about 201 KiB;
  * wasm/kernel.ts `HEADER`, which the kernel's loader checks against this).
  */
 export const ARENA_HEADER_BYTES = 256 * 1024;

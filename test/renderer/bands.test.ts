@@ -75,6 +75,13 @@ describe('cpu backend, bands and inline compositing', function () {
         expectKernelMatch(img.data, ref, job.layers.paint, 3, `alone ${a}`);
         pool.release(img);
       }
+      // a transparent picture computes every pixel: never inline above the small-picture bound
+      alone = true;
+      const t = await compositeJob(store, pool, set, { view: 'front_left', color: '#C41E3A', shadow: true, plate: null, transparent: true, width: 480 });
+      expect(t.layers.coverage, 'the test set has a coverage plane').to.not.equal(null);
+      const before = pool.inlineComposites;
+      pool.release(await pool.composite(t));
+      expect(pool.inlineComposites - before, 'transparent, alone').to.equal(0);
     } finally {
       await pool.close();
     }

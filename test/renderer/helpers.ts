@@ -150,6 +150,7 @@ export function expectKernelMatch(got: Uint8Array, ref: Uint8Array, paint: Uint8
       off++;
     }
   }
-  // measured: about 0.5 % of fully painted values (ENC16's 1/65535 steps and f32 rounding)
-  if (off > Math.max(8, painted * 0.02)) throw new Error(`${label}: ${off} of ${painted} fully painted values one code off`);
+  // measured: 0.002 % of fully painted values on the bench's set (f32 rounding next to a threshold);
+  // a coarser encode (a 1/65535-step table rounded 0.5 %, 1.8 % on a flat white panel) must fail here
+  if (off > Math.max(4, painted * 0.0005)) throw new Error(`${label}: ${off} of ${painted} fully painted values one code off`);
 }

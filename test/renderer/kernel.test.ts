@@ -85,6 +85,66 @@ describe('cpu kernel', function () {
     expect(flagged, 'one bucket per threshold inside (0, 1)').to.equal(255);
   });
 
+  it('computes fully painted pixels in the wasm kernel exactly as the formula in single precision, encoded exactly', () => {
+    // every pixel fully painted, so the kernel takes them four at a time (wasm/kernel.ts paintedQuad)
+    const w = 1024;
+    const h = 24;
+    const n = w * h;
+    const paint = sharedU8(n).fill(255);
+    const diffuse = sharedU16(n);
+    const specular = sharedU16(n);
+    const shadow = sharedU8(n);
+    let seed = 4242;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+    for (let i = 0; i < n; i++) {
+      diffuse[i] = Math.floor(rand() ** 2 * 65536);
+      specular[i] = rand() < 0.5 ? 0 : Math.floor(rand() * 65536);
+      shadow[i] = rand() < 0.3 ? Math.floor(rand() * 256) : 0;
+    }
+    const f = Math.fround;
+    const INV16 = f(1 / 65535);
+    const INV8 = f(1 / 255);
+    const K = f(0.9);
+    const INV_1K = f(1 / (1 - 0.9));
+    const ONE_K = f(1 - 0.9);
+    for (const [color, gain, floor] of [
+      [[0.82, 0.09, 0.03], 1.3, 0.2],
+      [[0.91, 0.91, 0.91], 1.43, 0],
+      [[0.02, 0.05, 0.4], 1.8, 0.03],
+    ] as [[number, number, number], number, number][]) {
+      const out = sharedU8(n * 3);
+      const input = {
+        width: w, height: h, base: sharedU8(n * 3), paint, diffuse, specular, shadow, coverage: null, runs: null,
+        shadowedBase: null, arena: null, color, neutral: [0.5, 0.5, 0.5] as [number, number, number], gain, floor,
+        backdrop: null, plate: null, out, primed: null,
+      };
+      new WasmKernel().compositeRows(input, 0, h);
+      let wrong = 0;
+      let shouldered = 0;
+      for (let i = 0; i < n; i++) {
+        const D = f(diffuse[i]! * INV16);
+        const S = f(specular[i]! * INV16);
+        const Sc = Math.max(f(S - f(floor)), 0);
+        const Dc = f(f(gain) * D);
+        let c = color.map((t) => f(f(f(t) * Dc) + Sc));
+        const mx = Math.max(c[0]!, c[1]!, c[2]!);
+        if (mx > K) {
+          shouldered++;
+          const x = f(f(mx - K) * INV_1K);
+          const k = f(f(K + f(f(ONE_K * x) / f(1 + x))) / mx);
+          c = c.map((v) => f(v * k));
+        }
+        if (shadow[i]) {
+          const k = f(1 - f(shadow[i]! * INV8));
+          c = c.map((v) => f(v * k));
+        }
+        for (let ch = 0; ch < 3; ch++) if (out[i * 3 + ch] !== encodeSrgb8(c[ch]!)) wrong++;
+      }
+      expect(wrong, `colour ${color}`).to.equal(0);
+      if (color[0] > 0.9) expect(shouldered, 'the white goes over the shoulder').to.be.above(1000);
+    }
+  });
+
   it('makes runs that cover every painted pixel, and the shadowed ones too when the layers have no shadowed base; both give the formula\'s bytes', () => {
     const w = 97;
     const h = 13;

@@ -45,7 +45,7 @@ function sharedPlate(tex: PlateTexture): Float32Array {
   return d;
 }
 
-/** Rows a band gets at least: below this the message round trip costs more than the rows. */
+/** Rows of picture a band stands for, at least, when deciding how many bands: below this the message round trip costs more than the rows (bands.ts then divides by work, so a band may be shorter). */
 const MIN_BAND_ROWS = 48;
 
 /**
@@ -58,14 +58,16 @@ const MIN_BAND_ROWS = 48;
 const INLINE_MAX_PIXELS = 256 * 1024;
 
 /**
- * Pictures up to this many pixels (a 2400 × 1350 level and a little more: about 5 ms of the main
- * thread at most) are composited on the calling thread too when the render is alone (`alone`: no
+ * Opaque pictures up to this many pixels (a 2400 × 1350 level and a little more: about 5 ms of the
+ * main thread at most) are composited on the calling thread too when the render is alone (`alone`: no
  * other render running or waiting). Measured on the development machine (2 vCPU) with two workers
  * against inline, the same levels alternately (docs/performance-renderer.md, "Sixth pass"): a
- * 2400 px composite took as long in wall time either way (4.46 against 4.43 ms) and a quarter more
- * CPU in the workers (6.6 against 4.7 ms; two threads at once run slower there), a 1600 px one
- * 2.50 against 1.70 ms wall. With other renders about, the workers take the composites, so that the
- * main thread (gRPC, cache hits, level building) never becomes what limits a busy renderer.
+ * 2400 px composite took as long in wall time either way (4.46 against 4.43 ms) and 40 % more CPU
+ * in the workers (6.61 against 4.65 ms; two threads at once run slower there), a 1600 px one 2.50
+ * against 1.70 ms wall. With other renders about, the workers take the composites, so that the main
+ * thread (gRPC, cache hits, level building) never becomes what limits a busy renderer. Transparent
+ * pictures compute every pixel (30–90 ms at 2400 px) and always go to the workers above
+ * INLINE_MAX_PIXELS.
  */
 const ALONE_INLINE_MAX_PIXELS = 4 * 1024 * 1024;
 
@@ -231,7 +233,7 @@ export class CpuCompositor implements Compositor {
     const input = kernelInput(job, out);
     input.primed = primed;
     const pixels = width * height;
-    if (this.size === 0 || pixels <= this.inlineMaxPixels || (pixels <= ALONE_INLINE_MAX_PIXELS && this.alone())) {
+    if (this.size === 0 || pixels <= this.inlineMaxPixels || (!alpha && pixels <= ALONE_INLINE_MAX_PIXELS && this.alone())) {
       this.inlineComposites++;
       this.inline.compositeRows(input, 0, height);
     } else {
