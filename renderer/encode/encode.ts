@@ -15,7 +15,7 @@ export const ENCODER = {
 } as const;
 
 /** Changes whenever the settings above (or the compositing) change, so ETags change with the bytes. */
-export const ENCODER_TAG = 'enc4'; // enc4: the 2/3-size levels (pictures at 1600, 800, 700 px… changed)
+export const ENCODER_TAG = 'enc5'; // enc5: the cpu kernel's fully painted pixels in single precision (a few values a code off)
 
 export interface Encoded {
   bytes: Buffer;
