@@ -84,4 +84,3 @@ export const SHADED: Uint8Array = (() => {
   }
   return t;
 })();
-

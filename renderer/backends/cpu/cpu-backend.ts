@@ -114,7 +114,7 @@ export function kernelInput(job: CompositeJob, out: Uint8Array): KernelInput {
     neutral: job.neutral,
     gain: job.calibration.diffuseGain,
     floor: job.calibration.specularFloor,
-    backdrop: job.transparent && l.coverage ? job.transparent : null,
+    backdrop: transparent ? job.transparent : null,
     // the opaque rows take the plate from its overlay (the wasm kernel; kernel.ts samples it per pixel)
     plate: plate && !transparent ? { ...plate, overlay: plateOverlay(l.base, l.width, plate) } : plate,
     out,
@@ -234,7 +234,7 @@ export class CpuCompositor implements Compositor {
     input.primed = primed;
     const pixels = width * height;
     if (this.size === 0 || pixels <= this.inlineMaxPixels || (!alpha && pixels <= ALONE_INLINE_MAX_PIXELS && this.alone())) {
-      this.inlineComposites++;
+      this.inlineCount++;
       this.inline.compositeRows(input, 0, height);
     } else {
       if (this.closed) throw new Error('cpu compositor closed');
@@ -253,8 +253,11 @@ export class CpuCompositor implements Compositor {
     return { width, height, data: out, channels, alpha };
   }
 
+  private inlineCount = 0;
   /** Composites run on the calling thread (tests). */
-  inlineComposites = 0;
+  get inlineComposites(): number {
+    return this.inlineCount;
+  }
 
   /** Composites that started from a primed buffer (tests). */
   get primedComposites(): number {

@@ -229,18 +229,24 @@ function paintPixel(k: KernelInput, i: number): void {
   px[2] = b;
 }
 
+/** The whole formula at pixel i, then the floor shadow, into `px` (linear): an opaque pixel before the plate. */
+function shadedPixel(k: KernelInput, i: number): void {
+  paintPixel(k, i);
+  const shadow = k.shadow;
+  if (shadow !== null && shadow[i]! !== 0) {
+    const f = 1 - shadow[i]! * INV8;
+    px[0] = px[0]! * f;
+    px[1] = px[1]! * f;
+    px[2] = px[2]! * f;
+  }
+}
+
 /** Pixels [xa, xb) of an opaque row the plate may touch: the whole formula, then the plate, then one encode. */
 export function generalRow(k: KernelInput, y: number, xa: number, xb: number): void {
-  const { width, shadow, out } = k;
+  const { width, out } = k;
   for (let x = xa; x < xb; x++) {
     const i = y * width + x;
-    paintPixel(k, i);
-    if (shadow !== null && shadow[i]! !== 0) {
-      const f = 1 - shadow[i]! * INV8;
-      px[0] = px[0]! * f;
-      px[1] = px[1]! * f;
-      px[2] = px[2]! * f;
-    }
+    shadedPixel(k, i);
     plateOver(k, x, y, i);
     const o = i * 3;
     out[o] = enc(px[0]!);
@@ -258,7 +264,7 @@ export function generalRow(k: KernelInput, y: number, xa: number, xb: number): v
 export function overlayRow(k: KernelInput, ov: PlateOverlay, y: number): void {
   const r = y - ov.y0;
   if (r < 0 || r >= ov.rows) return;
-  const { shadow, out } = k;
+  const out = k.out;
   const rgb = ov.solidRgb;
   for (let j = ov.solidStart[r]!, e = ov.solidStart[r + 1]!; j < e; j++) {
     const o = ov.solidIdx[j]! * 3;
@@ -269,13 +275,7 @@ export function overlayRow(k: KernelInput, ov: PlateOverlay, y: number): void {
   const lit = ov.edgeLit;
   for (let j = ov.edgeStart[r]!, e = ov.edgeStart[r + 1]!; j < e; j++) {
     const i = ov.edgeIdx[j]!;
-    paintPixel(k, i);
-    if (shadow !== null && shadow[i]! !== 0) {
-      const f = 1 - shadow[i]! * INV8;
-      px[0] = px[0]! * f;
-      px[1] = px[1]! * f;
-      px[2] = px[2]! * f;
-    }
+    shadedPixel(k, i);
     const a = ov.edgeA[j]!;
     const o = i * 3;
     out[o] = enc(px[0]! * (1 - a) + lit[3 * j]!);
