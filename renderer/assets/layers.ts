@@ -72,6 +72,13 @@ export interface LayerArena {
   key: string;
   scratch: number;
   slotBytes: number;
+  /**
+   * An output picture (RGB, 3 bytes a pixel) inside the arena, for the cpu backend (allocPlanes'
+   * `output`): an opaque render of these layers may composite into it, and the wasm kernel then
+   * writes its spans there in place instead of into a scratch row copied out (cpu-backend.ts lends
+   * it to one render at a time). null: none (the gl backend's layers).
+   */
+  output: Uint8Array | null;
 }
 
 let nextArenaId = 1;
@@ -82,8 +89,18 @@ export interface Planes extends PlaneSet {
   shadowedBase?: Uint8Array;
 }
 
-/** Zeroed planes of a width × height view in a new arena (LayerArena); `shadowedBase` (default true) reserves that plane too when there is a shadow. */
-export function allocPlanes(key: string, width: number, height: number, has: { shadow: boolean; coverage: boolean; shadowedBase?: boolean }): Planes {
+/**
+ * Zeroed planes of a width × height view in a new arena (LayerArena); `shadowedBase` (default true)
+ * reserves that plane too when there is a shadow, `output` (default as `shadowedBase`: the cpu
+ * backend's) an output picture. Untouched pages cost no memory until written, but the cache counts
+ * the whole arena (layersOf), the output picture included.
+ */
+export function allocPlanes(
+  key: string,
+  width: number,
+  height: number,
+  has: { shadow: boolean; coverage: boolean; shadowedBase?: boolean; output?: boolean },
+): Planes {
   const n = width * height;
   const align = (x: number) => Math.ceil(x / 64) * 64;
   const slotBytes = align(width * 4);
@@ -100,6 +117,7 @@ export function allocPlanes(key: string, width: number, height: number, has: { s
   const oShadow = has.shadow ? at(n) : -1;
   const oShadowedBase = has.shadow && has.shadowedBase !== false ? at(n * 3) : -1;
   const oCoverage = has.coverage ? at(n) : -1;
+  const oOutput = (has.output ?? has.shadowedBase !== false) ? at(n * 3) : -1;
   const pages = Math.ceil(end / WASM_PAGE);
   const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
   const buf = memory.buffer;
@@ -111,7 +129,7 @@ export function allocPlanes(key: string, width: number, height: number, has: { s
     shadow: oShadow >= 0 ? new Uint8Array(buf, oShadow, n) : null,
     coverage: oCoverage >= 0 ? new Uint8Array(buf, oCoverage, n) : null,
     ...(oShadowedBase >= 0 ? { shadowedBase: new Uint8Array(buf, oShadowedBase, n * 3) } : {}),
-    arena: { memory, id: nextArenaId++, key, scratch: ARENA_HEADER_BYTES, slotBytes },
+    arena: { memory, id: nextArenaId++, key, scratch: ARENA_HEADER_BYTES, slotBytes, output: oOutput >= 0 ? new Uint8Array(buf, oOutput, n * 3) : null },
   };
 }
 
@@ -274,7 +292,7 @@ export async function decodeLayerFiles(
   ) {
     throw new Error(`${key}: decoded layer sizes do not match ${width}x${height}`);
   }
-  const planes = allocPlanes(key, width, height, { shadow: sh !== null, coverage: cv !== null, shadowedBase: opts.shadowedBase });
+  const planes = allocPlanes(key, width, height, { shadow: sh !== null, coverage: cv !== null, shadowedBase: opts.shadowedBase, output: opts.shadowedBase !== false });
   const { base, paint, diffuse, specular, shadow, shadowedBase, coverage, arena } = planes;
   // paced (paced.ts): the renderer decodes on its main thread, which serves gRPC meanwhile
   return runPaced(
@@ -384,6 +402,8 @@ function* reducedLayers(key: string, src: Layers, ratio: 2 | 1.5): Sliced<Layers
     shadow: src.shadow !== null,
     coverage: src.coverage !== null,
     shadowedBase: withShadowedBase,
+    // and an output picture when that one has one
+    output: Boolean(src.arena?.output),
   });
   const L = SRGB8_TO_LINEAR;
   const Q = LINEAR_LUT_SIZE - 1;

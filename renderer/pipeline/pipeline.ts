@@ -8,10 +8,20 @@ import { encodeStep } from './steps/04-encode.ts';
 export const STEPS: readonly Step[] = [layersStep, plateStep, compositeStep, encodeStep];
 
 export async function runPipeline(ctx: RenderContext, deps: StepDeps, steps: readonly Step[] = STEPS): Promise<void> {
-  for (const step of steps) {
-    checkDeadline(ctx, step.name);
-    const t0 = performance.now();
-    await step.run(ctx, deps);
-    ctx.timings[step.name] = performance.now() - t0;
+  try {
+    for (const step of steps) {
+      checkDeadline(ctx, step.name);
+      const t0 = performance.now();
+      await step.run(ctx, deps);
+      ctx.timings[step.name] = performance.now() - t0;
+    }
+  } catch (e) {
+    // a composited picture the encode never took back (deadline, cancel, encoder failure): its
+    // buffer goes back to the backend, which may lend it to the next render of these layers
+    if (ctx.image) {
+      deps.backend.release?.(ctx.image);
+      ctx.image = undefined;
+    }
+    throw e;
   }
 }

@@ -123,6 +123,7 @@ async function main() {
           .resize(width, h, { kernel: 'lanczos3', fit: 'fill' })
           .raw()
           .toBuffer();
+        it.backend.release?.(img); // the layers' own output picture goes back for the misses
         const output = { width, height: h, data: new Uint8Array(finished.buffer, finished.byteOffset, finished.byteLength), channels: 3 as const, alpha: false };
         await encodeImage(output, format);
         // misses and encodes, alternately

@@ -5,7 +5,7 @@ import type { PlateTexture } from '../../plate/plate-raster.ts';
 import { SharedMemoryReclaimer } from '../../cache/reclaim.ts';
 import { ARENA_SLOTS } from '../../assets/layers.ts';
 import { BufferPool } from './buffer-pool.ts';
-import { PrimedOutputs } from './primed-outputs.ts';
+import { PrimedOutputs, type Taken } from './primed-outputs.ts';
 import { plateOverlay } from './plate-overlay.ts';
 import { workBands } from './bands.ts';
 
@@ -118,6 +118,7 @@ export function kernelInput(job: CompositeJob, out: Uint8Array): KernelInput {
     // the opaque rows take the plate from its overlay (the wasm kernel; kernel.ts samples it per pixel)
     plate: plate && !transparent ? { ...plate, overlay: plateOverlay(l.base, l.width, plate) } : plate,
     out,
+    outInArena: !transparent && out === l.arena?.output,
   };
 }
 
@@ -229,7 +230,22 @@ export class CpuCompositor implements Compositor {
     const { width, height } = job.layers;
     const alpha = Boolean(job.transparent && job.layers.coverage);
     const channels = alpha ? 4 : 3;
-    const { out, start, primed } = this.outputs.take(width * height * channels, alpha ? null : startOf(job));
+    // an opaque picture goes into its layers' own output picture when no other render holds it
+    // (the wasm kernel then writes it in place), else into a pooled buffer
+    const own = alpha ? null : (job.layers.arena?.output ?? null);
+    const lend = own !== null && !this.lent.has(own);
+    const { out, start, primed } = lend ? this.outputs.adopt(own, startOf(job)) : this.outputs.take(width * height * channels, alpha ? null : startOf(job));
+    if (lend) this.lent.add(own);
+    try {
+      return await this.compositeInto(job, out, start, primed, alpha);
+    } catch (e) {
+      if (lend) this.lent.delete(own);
+      throw e;
+    }
+  }
+
+  private async compositeInto(job: CompositeJob, out: Uint8Array, start: number, primed: Taken['primed'], alpha: boolean): Promise<RgbImage> {
+    const { width, height } = job.layers;
     const input = kernelInput(job, out);
     input.primed = primed;
     const pixels = width * height;
@@ -250,7 +266,7 @@ export class CpuCompositor implements Compositor {
       );
     }
     this.outputs.done(out, start, job.plate ? job.plate.bbox : null);
-    return { width, height, data: out, channels, alpha };
+    return { width, height, data: out, channels: alpha ? 4 : 3, alpha };
   }
 
   private inlineCount = 0;
@@ -264,7 +280,11 @@ export class CpuCompositor implements Compositor {
     return this.outputs.primedTakes;
   }
 
+  /** Layers' own output pictures (LayerArena.output) a render holds, from its composite until `release`. */
+  private readonly lent = new WeakSet<Uint8Array>();
+
   release(img: RgbImage): void {
+    if (this.lent.delete(img.data)) return;
     const dropped = this.pool.give(img.data);
     if (dropped > 0) {
       this.reclaimer.note(dropped);

@@ -38,6 +38,11 @@ export interface KernelInput extends PlaneSet {
   /** RGB (3 bytes a pixel), or RGBA with straight alpha when `backdrop` is set. */
   out: Uint8Array;
   /**
+   * `out` is the arena's output picture (LayerArena.output, opaque only): the wasm kernel writes the
+   * spans into it in place. false: anywhere else, the spans written into a scratch row and copied.
+   */
+  outInArena?: boolean;
+  /**
    * Opaque rows only: `out` already holds this render's start picture (the base, or the shadowed base
    * with the shadow) outside the runs, except in `box` (the plate box of the render it last held),
    * because it last held a render of the same layers and start (cpu-backend.ts): the copy of the

@@ -2,6 +2,12 @@ import type { BufferPool } from './buffer-pool.ts';
 
 export type PlateBox = [number, number, number, number];
 
+export interface Taken {
+  out: Uint8Array;
+  start: number;
+  primed: { box: PlateBox | null } | null;
+}
+
 /**
  * Output pictures that still hold what their last opaque render started from (the base or the shadowed
  * base, kernel.ts `opaqueRows`) outside its runs, and where that render's plate went. A render of the
@@ -23,13 +29,24 @@ export class PrimedOutputs {
    * picture or an unknown start). `primed`: it holds that start outside the runs, except in `box`.
    * Until `done`, the buffer counts as holding nothing known (a failed composite is never trusted).
    */
-  take(bytes: number, startPlane: Uint8Array | null): { out: Uint8Array; start: number; primed: { box: PlateBox | null } | null } {
-    let start = 0;
-    if (startPlane !== null) {
-      start = this.startIds.get(startPlane) ?? this.nextStartId++;
-      this.startIds.set(startPlane, start);
-    }
-    const out = this.pool.take(bytes, start ? (b) => this.held.get(b)?.start === start : undefined);
+  take(bytes: number, startPlane: Uint8Array | null): Taken {
+    const start = this.startId(startPlane);
+    return this.claim(this.pool.take(bytes, start ? (b) => this.held.get(b)?.start === start : undefined), start);
+  }
+
+  /** `take`, but of a given buffer (the layers' own output picture, LayerArena.output), primed when it holds that start. */
+  adopt(out: Uint8Array, startPlane: Uint8Array | null): Taken {
+    return this.claim(out, this.startId(startPlane));
+  }
+
+  private startId(startPlane: Uint8Array | null): number {
+    if (startPlane === null) return 0;
+    const start = this.startIds.get(startPlane) ?? this.nextStartId++;
+    this.startIds.set(startPlane, start);
+    return start;
+  }
+
+  private claim(out: Uint8Array, start: number): Taken {
     const last = this.held.get(out);
     this.held.delete(out);
     if (start && last?.start === start) {

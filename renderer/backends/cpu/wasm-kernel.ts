@@ -58,8 +58,10 @@ const ARENA_INSTANCES = 4;
  *
  * Layers made by the asset store have their planes in one shared WebAssembly memory (layers.ts
  * `allocPlanes`); the module is instantiated on that memory (once per arena per thread, a few
- * kept) and reads the planes in place; it writes each span's output into this thread's scratch row
- * in the arena (`slot`), which is copied into the output picture (3 bytes a pixel). Inputs whose
+ * kept) and reads the planes in place. An output picture that is the arena's own (LayerArena.output,
+ * `outInArena`) is written in place too; any other gets each span written into this thread's scratch
+ * row in the arena (`slot`) and copied out (3 bytes a pixel: about 1 ms of a 2400 px composite on the
+ * development machine, which writing in place saves; docs/performance-renderer.md). Inputs whose
  * planes are not in an arena (tests, hand-made layers) go through an instance on this thread's own
  * memory, each row's span copied in and out as before.
  *
@@ -241,6 +243,9 @@ export class WasmKernel {
     // (contiguous across rows), so the spans' pixels are read and written once
     // a primed output already holds the start there (kernel.ts `primed`): only its old plate box is put back
     const primed = k.primed !== null;
+    // (compared by place, not identity: a worker's copy of the input has its own view objects)
+    const own = k.arena?.output ?? null;
+    const inPlace = direct && k.outInArena === true && own !== null && out.byteOffset === own.byteOffset && out.length === own.length;
     if (k.primed !== null) restoreBox(out, start, width, k.primed.box, y0, y1);
     let done = y0 * width;
     const copyStart = (to: number) => {
@@ -262,7 +267,22 @@ export class WasmKernel {
         const i1 = row + b;
         const n = b - a;
         copyStart(i0);
-        if (direct) {
+        if (inPlace) {
+          // the output is in the arena: the spans are written where they belong (a primed output
+          // already holds the start there, otherwise the kernel copies it in first)
+          const o = out.byteOffset + i0 * 3;
+          x.opaqueSpan(
+            n,
+            paint.byteOffset + i0,
+            shadow === null ? 0 : shadow.byteOffset + i0,
+            diffuse.byteOffset + i0 * 2,
+            specular.byteOffset + i0 * 2,
+            primed ? o : start.byteOffset + i0 * 3,
+            base.byteOffset + i0 * 3,
+            o,
+            preShadowed,
+          );
+        } else if (direct) {
           // the planes in place; the start copied into the output row by the kernel itself
           x.opaqueSpan(
             n,
