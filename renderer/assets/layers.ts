@@ -46,6 +46,7 @@ export interface Layers extends PlaneSet {
 /** The project's lib (ES2023, no DOM) has no WebAssembly types: the little used here. */
 export interface SharedWasmMemory {
   readonly buffer: SharedArrayBuffer;
+  grow(pages: number): number;
 }
 declare const WebAssembly: { Memory: new (d: { initial: number; maximum: number; shared: true }) => SharedWasmMemory };
 
@@ -79,6 +80,38 @@ export interface LayerArena {
    * it to one render at a time). null: none (the gl backend's layers).
    */
   output: Uint8Array | null;
+  /** The level's palette (levelPalette), made with the Layers when the arena has an output picture and it pays; null: none. */
+  palette: LevelPalette | null;
+}
+
+/**
+ * The distinct lightings (diffuse, specular) of a level's fully painted pixels and each such pixel's
+ * entry, in the level's arena: a render computes each lighting's colour once (wasm/kernel.ts
+ * `paletteColours`, into `colours`, lent with the arena's output picture) and the kernel gives each
+ * fully painted pixel its entry's colour instead of computing it per pixel. A level baked with 8-bit
+ * light repeats its lightings a lot (98 % of a 2400 px baked sedan's painted pixels), a resized or
+ * 16-bit one less (about 60 %), so a level only gets one where at most half its painted pixels'
+ * lightings are distinct (PALETTE_MAX_SHARE).
+ */
+export interface LevelPalette {
+  /** Entries: a multiple of 4, the last few padded with zero lighting. */
+  size: number;
+  diffuse: Uint16Array;
+  specular: Uint16Array;
+  /** The entry of each fully painted pixel (paint 255), in raster order. */
+  index: Uint32Array;
+  /** Row y's fully painted pixels are index[rowStart[y]] onwards (height + 1 entries). */
+  rowStart: Int32Array;
+  /** One render's colours: 3 bytes an entry, and 4 more so that the last can be read as a u32. */
+  colours: Uint8Array;
+}
+
+/** A level gets a palette when its distinct lightings are at most this share of its fully painted pixels (LevelPalette). */
+export const PALETTE_MAX_SHARE = 0.5;
+
+/** Bytes of a palette of `entries` entries over `painted` fully painted pixels and `height` rows (what the arena reserves room for). */
+function paletteBytes(entries: number, painted: number, height: number): number {
+  return painted * 4 + (height + 1) * 4 + entries * (2 + 2 + 3) + 4 + 4 * 64;
 }
 
 let nextArenaId = 1;
@@ -117,9 +150,12 @@ export function allocPlanes(
   const oShadow = has.shadow ? at(n) : -1;
   const oShadowedBase = has.shadow && has.shadowedBase !== false ? at(n * 3) : -1;
   const oCoverage = has.coverage ? at(n) : -1;
-  const oOutput = (has.output ?? has.shadowedBase !== false) ? at(n * 3) : -1;
+  const withOutput = has.output ?? has.shadowedBase !== false;
+  const oOutput = withOutput ? at(n * 3) : -1;
   const pages = Math.ceil(end / WASM_PAGE);
-  const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+  // with the output picture the arena may grow once, by its palette (reserved address space only)
+  const room = withOutput ? Math.ceil(paletteBytes(Math.ceil((n * PALETTE_MAX_SHARE) / 4) * 4, n, height) / WASM_PAGE) + 1 : 0;
+  const memory = new WebAssembly.Memory({ initial: pages, maximum: pages + room, shared: true });
   const buf = memory.buffer;
   return {
     base: new Uint8Array(buf, oBase, n * 3),
@@ -129,7 +165,7 @@ export function allocPlanes(
     shadow: oShadow >= 0 ? new Uint8Array(buf, oShadow, n) : null,
     coverage: oCoverage >= 0 ? new Uint8Array(buf, oCoverage, n) : null,
     ...(oShadowedBase >= 0 ? { shadowedBase: new Uint8Array(buf, oShadowedBase, n * 3) } : {}),
-    arena: { memory, id: nextArenaId++, key, scratch: ARENA_HEADER_BYTES, slotBytes, output: oOutput >= 0 ? new Uint8Array(buf, oOutput, n * 3) : null },
+    arena: { memory, id: nextArenaId++, key, scratch: ARENA_HEADER_BYTES, slotBytes, output: oOutput >= 0 ? new Uint8Array(buf, oOutput, n * 3) : null, palette: null },
   };
 }
 
@@ -196,6 +232,86 @@ function* activeRuns(width: number, height: number, paint: Uint8Array, shadow: U
 }
 
 /**
+ * The level's palette (LevelPalette), placed at the end of `arena` (grown for it), or null where its
+ * distinct lightings are more than PALETTE_MAX_SHARE of its fully painted pixels.
+ */
+function* levelPalette(arena: LayerArena, width: number, height: number, paint: Uint8Array, diffuse: Uint16Array, specular: Uint16Array): Sliced<LevelPalette | null> {
+  const n = width * height;
+  let painted = 0;
+  for (let i = 0; i < n; i++) {
+    if ((i & 0x3ffff) === 0x3ffff) yield;
+    if (paint[i] === 255) painted++;
+  }
+  const most = Math.floor(painted * PALETTE_MAX_SHARE);
+  if (most < 4) return null;
+  // open addressing on the lighting (diffuse << 16 | specular), at most half full
+  const bits = Math.max(4, Math.ceil(Math.log2(most * 2)));
+  const mask = (1 << bits) - 1;
+  const keys = new Uint32Array(1 << bits);
+  const slots = new Int32Array(1 << bits).fill(-1);
+  const d = new Uint16Array(most + 3);
+  const sp = new Uint16Array(most + 3);
+  const index = new Uint32Array(painted);
+  const rowStart = new Int32Array(height + 1);
+  let entries = 0;
+  let k = 0;
+  for (let y = 0; y < height; y++) {
+    if ((y & 15) === 15) yield;
+    rowStart[y] = k;
+    for (let i = y * width, end = i + width; i < end; i++) {
+      if (paint[i] !== 255) continue;
+      const key = ((diffuse[i]! << 16) | specular[i]!) >>> 0;
+      let h = Math.imul(key, 0x9e3779b1) >>> (32 - bits);
+      let e = slots[h]!;
+      while (e >= 0 && keys[h] !== key) {
+        h = (h + 1) & mask;
+        e = slots[h]!;
+      }
+      if (e < 0) {
+        if (entries === most) return null; // too many distinct lightings to pay
+        e = entries++;
+        keys[h] = key;
+        slots[h] = e;
+        d[e] = diffuse[i]!;
+        sp[e] = specular[i]!;
+      }
+      index[k++] = e;
+    }
+  }
+  rowStart[height] = k;
+  const size = Math.ceil(entries / 4) * 4;
+  // into the arena, past everything it holds
+  const align = (x: number) => Math.ceil(x / 64) * 64;
+  let end = align(arena.memory.buffer.byteLength);
+  const at = (bytes: number) => {
+    const o = end;
+    end = align(end + bytes);
+    return o;
+  };
+  const oIndex = at(painted * 4);
+  const oRows = at((height + 1) * 4);
+  const oD = at(size * 2);
+  const oS = at(size * 2);
+  const oColours = at(size * 3 + 4);
+  const grow = Math.ceil((end - arena.memory.buffer.byteLength) / WASM_PAGE);
+  if (grow > 0) arena.memory.grow(grow);
+  const buf = arena.memory.buffer;
+  const p: LevelPalette = {
+    size,
+    diffuse: new Uint16Array(buf, oD, size),
+    specular: new Uint16Array(buf, oS, size),
+    index: new Uint32Array(buf, oIndex, painted),
+    rowStart: new Int32Array(buf, oRows, height + 1),
+    colours: new Uint8Array(buf, oColours, size * 3 + 4),
+  };
+  p.diffuse.set(d.subarray(0, size));
+  p.specular.set(sp.subarray(0, size));
+  p.index.set(index);
+  p.rowStart.set(rowStart);
+  return p;
+}
+
+/**
  * `src` into `dst` from offset 0, 256 KB at a time: a fresh arena's pages are touched (and faulted
  * in) for the first time by these copies, about as slow as the pixel loops, so they are sliced too.
  */
@@ -243,6 +359,7 @@ function* layersOf(key: string, l: Omit<Layers, 'bytes' | 'key' | 'runs' | 'leve
     yield* fillShadowedBase(shadowedBase, l.base, l.shadow);
   }
   const runs = yield* activeRuns(l.width, l.height, l.paint, shadowedBase ? null : l.shadow);
+  if (l.arena?.output && l.arena.palette === null) l.arena.palette = yield* levelPalette(l.arena, l.width, l.height, l.paint, l.diffuse, l.specular);
   // an arena is held whole (header and scratch rows included) for as long as any of its planes is
   const planes = l.arena ? l.arena.memory.buffer.byteLength : layerBytes(l);
   const { shadowedBase: _given, ...rest } = l;

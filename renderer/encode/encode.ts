@@ -15,7 +15,7 @@ export const ENCODER = {
 } as const;
 
 /** Changes whenever the settings above (or the compositing) change, so ETags change with the bytes. */
-export const ENCODER_TAG = 'enc5'; // enc5: the cpu kernel's fully painted pixels in single precision (a few values a code off)
+export const ENCODER_TAG = 'enc6'; // enc6: level palettes (the cpu kernel's fully painted pixels short of a quad in single precision too)
 
 export interface Encoded {
   bytes: Buffer;

@@ -4,7 +4,8 @@ import { CpuCompositor, kernelInput } from '../../renderer/backends/cpu/cpu-back
 import { compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
 import { runPipeline, STEPS } from '../../renderer/pipeline/pipeline.ts';
 import type { RenderContext, Step } from '../../renderer/pipeline/context.ts';
-import { TEST_SET, compositeJob, expectKernelMatch, quietLogger, testAssets } from './helpers.ts';
+import { allocPlanes, makeLayers } from '../../renderer/assets/layers.ts';
+import { TEST_SET, TEST_SET8, compositeJob, expectKernelMatch, quietLogger, testAssets } from './helpers.ts';
 
 /**
  * The layers' own output picture (LayerArena.output): an opaque render composites into it in place
@@ -82,6 +83,116 @@ describe('cpu backend, the layers\' own output picture', function () {
       await runPipeline(next, { store, backend: cpu }, STEPS.slice(0, 3));
       expect(next.image!.data).to.equal(next.layers!.arena!.output);
       cpu.release(next.image!);
+    } finally {
+      await cpu.close();
+    }
+  });
+});
+
+/** The level palette (layers.ts LevelPalette): fully painted pixels' colours computed once per distinct lighting. */
+describe('cpu backend, level palettes', function () {
+  this.timeout(60_000);
+
+  it('lists each fully painted pixel\'s lighting once, in the level\'s arena, and makes none where lightings do not repeat enough', async () => {
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
+    const set8 = await store.getSet(TEST_SET8);
+    const l = await store.levelFor(set8, 'front_left', 480);
+    const p = l.arena!.palette!;
+    expect(p, '8-bit light at full size: a palette').to.not.equal(null);
+    expect(p.size % 4).to.equal(0);
+    expect(p.diffuse.buffer, 'in the arena').to.equal(l.arena!.memory.buffer);
+    const keys = new Set<number>();
+    let used = 0;
+    for (let e = 0; e < p.size; e++) {
+      const key = p.diffuse[e]! * 65536 + p.specular[e]!;
+      if (key !== 0 || e < p.size - 3) keys.add(key);
+    }
+    let k = 0;
+    for (let y = 0; y < l.height; y++) {
+      expect(p.rowStart[y], `row ${y} starts at its first fully painted pixel`).to.equal(k);
+      for (let i = y * l.width; i < (y + 1) * l.width; i++) {
+        if (l.paint[i] !== 255) continue;
+        const e = p.index[k++]!;
+        expect(e).to.be.below(p.size);
+        if (p.diffuse[e] !== l.diffuse[i] || p.specular[e] !== l.specular[i]) throw new Error(`pixel ${i}: entry ${e} is not its lighting`);
+        used = Math.max(used, e + 1);
+      }
+    }
+    expect(k, 'every fully painted pixel listed').to.equal(p.index.length);
+    expect(p.rowStart[l.height]).to.equal(k);
+    expect(keys.size, 'each lighting once').to.equal(used);
+    expect(used).to.be.at.most(k / 2);
+    expect(l.bytes, 'the cache counts the palette').to.be.at.least(l.arena!.memory.buffer.byteLength);
+    // 16-bit light (the other test set): distinct nearly everywhere, no palette
+    const set16 = await store.getSet(TEST_SET);
+    expect((await store.levelFor(set16, 'front_left', 480)).arena!.palette).to.equal(null);
+  });
+
+  it('gives fully painted pixels their palette colour: the formula\'s bytes in single precision, shadow, plate, inline and in the workers', async () => {
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
+    const set = await store.getSet(TEST_SET8);
+    for (const inlineMaxPixels of [0, 1 << 30]) {
+      const cpu = await CpuCompositor.create({ workers: 2, logger: quietLogger, inlineMaxPixels });
+      try {
+        const before = cpu.paletteComposites;
+        let n = 0;
+        for (const view of ['front_left', 'side_left', 'rear'] as const) {
+          for (const [color, shadow, plate] of [
+            ['#C41E3A', true, 'AB 1234'],
+            ['#F5F5F5', false, null],
+            ['#1A1A1A', true, null],
+            ['#FFD400', false, 'XY-98 ÄÖ'],
+          ] as const) {
+            const job = await compositeJob(store, cpu, set, { view, color, shadow, plate, transparent: false, width: 480 });
+            const ref = new Uint8Array(job.layers.width * job.layers.height * 3);
+            compositeKernel({ ...kernelInput(job, ref), runs: null, shadowedBase: null });
+            const img = await cpu.composite(job);
+            expect(img.data).to.equal(job.layers.arena!.output);
+            expectKernelMatch(img.data, ref, job.layers.paint, 3, `${view} ${color} shadow ${shadow} plate ${plate}, inline ${inlineMaxPixels > 0}`);
+            cpu.release(img);
+            n++;
+          }
+        }
+        expect(cpu.paletteComposites - before, 'each took its colours from the palette').to.equal(n);
+      } finally {
+        await cpu.close();
+      }
+    }
+  });
+
+  it('computes a fully painted pixel under the shadow instead of taking its palette colour', async () => {
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
+    const set = await store.getSet(TEST_SET8);
+    const src = await store.levelFor(set, 'front_left', 480);
+    // the same level with a shadow over part of the paint (the set's shadow lies beside it)
+    const planes = allocPlanes('shaded-paint', src.width, src.height, { shadow: true, coverage: false, shadowedBase: false, output: true });
+    planes.base.set(src.base);
+    planes.paint.set(src.paint);
+    planes.diffuse.set(src.diffuse);
+    planes.specular.set(src.specular);
+    let shaded = 0;
+    for (let i = 0; i < src.paint.length; i++) {
+      planes.shadow![i] = src.shadow![i]!;
+      if (src.paint[i] === 255 && i % 7 < 3) {
+        planes.shadow![i] = 40 + (i % 150);
+        shaded++;
+      }
+    }
+    const { shadowedBase: _none, ...p } = planes;
+    const layers = makeLayers('shaded-paint', { ...p, width: src.width, height: src.height }, { shadowedBase: false });
+    expect(layers.arena!.palette, 'a palette for the copy too').to.not.equal(null);
+    expect(shaded).to.be.above(1000);
+    const cpu = await CpuCompositor.create({ workers: 0, logger: quietLogger });
+    try {
+      const base = await compositeJob(store, cpu, set, { view: 'front_left', color: '#1E4B8C', shadow: true, plate: null, transparent: false, width: 480 });
+      const job = { ...base, layers };
+      const ref = new Uint8Array(layers.width * layers.height * 3);
+      compositeKernel({ ...kernelInput(job, ref), runs: null, shadowedBase: null });
+      const before = cpu.paletteComposites;
+      const img = await cpu.composite(job);
+      expect(cpu.paletteComposites - before).to.equal(1);
+      expectKernelMatch(img.data, ref, layers.paint, 3, 'shadow over paint');
+      cpu.release(img);
     } finally {
       await cpu.close();
     }

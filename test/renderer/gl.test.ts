@@ -3,7 +3,7 @@ import { VIEW_IDS } from '../../shared/views.ts';
 import { AssetStore } from '../../renderer/assets/asset-store.ts';
 import type { Compositor, RgbImage } from '../../renderer/backends/backend.ts';
 import { CpuCompositor } from '../../renderer/backends/cpu/cpu-backend.ts';
-import { GL_REQUIRED, TEST_SET, compositeJob, decode, psnr, quietLogger, renderBytes, req, startTestServer, testAssets } from './helpers.ts';
+import { GL_REQUIRED, TEST_SET, TEST_SET8, compositeJob, decode, psnr, quietLogger, renderBytes, req, startTestServer, testAssets } from './helpers.ts';
 
 /** Creates the gl compositor, or skips (saying why) unless CI=true / REQUIRE_GL=1, where failing to is a failure. */
 async function glOrSkip(ctx: Mocha.Context): Promise<Compositor | null> {
@@ -69,9 +69,13 @@ describe('gl backend (headless-gl + three.js, WebGL 2)', function () {
           ] as const) {
             for (const transparent of [false, true]) {
               const job = await compositeJob(store, cpu, set, { view, color, shadow, plate, transparent, width });
-              const a = rgb(await cpu.composite(job));
-              const b = rgb(await gl!.composite(job));
-              results.push({ transparent, p: psnr(a, b), name: `${view} w=${width} ${color} shadow=${shadow} plate=${plate}` });
+              const ci = await cpu.composite(job);
+              const gi = await gl!.composite(job);
+              results.push({ transparent, p: psnr(rgb(ci), rgb(gi)), name: `${view} w=${width} ${color} shadow=${shadow} plate=${plate}` });
+              // given back, as a render does: the cpu backend's next picture of these layers goes in
+              // place into the layers' own output picture, with their palette (what production runs)
+              cpu.release(ci);
+              gl!.release?.(gi);
             }
           }
         }
@@ -89,6 +93,35 @@ describe('gl backend (headless-gl + three.js, WebGL 2)', function () {
       expect(rs.length).to.equal(432);
       for (const r of rs) expect(r.p, `${r.name} transparent=${transparent}`).to.be.at.least(73);
     }
+  });
+
+  it('agrees with the cpu backend where it takes fully painted pixels from level palettes (8-bit light): PSNR ≥ 73 dB', async () => {
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 256 * 1024 * 1024, logger: quietLogger });
+    const set = await store.getSet(TEST_SET8);
+    const c = cpu as CpuCompositor;
+    const before = c.paletteComposites;
+    let lowest = Infinity;
+    let n = 0;
+    for (const view of ['front_left', 'side_left', 'rear'] as const) {
+      for (const color of ['#C41E3A', '#1A1A1A', '#F5F5F5', '#1E4B8C']) {
+        for (const [shadow, plate] of [
+          [false, null],
+          [true, 'XY-98 ÄÖ'],
+        ] as const) {
+          const job = await compositeJob(store, cpu, set, { view, color, shadow, plate, transparent: false, width: 480 });
+          const ci = await cpu.composite(job);
+          const gi = await gl!.composite(job);
+          const p = psnr(rgb(ci), rgb(gi));
+          lowest = Math.min(lowest, p);
+          expect(p, `${view} ${color} shadow=${shadow} plate=${plate}`).to.be.at.least(73);
+          cpu.release(ci);
+          gl!.release?.(gi);
+          n++;
+        }
+      }
+    }
+    expect(c.paletteComposites - before, 'every cpu picture took its colours from a palette').to.equal(n);
+    console.log(`      palettes: ${n} pictures, lowest PSNR ${lowest === Infinity ? 'inf (identical)' : `${lowest.toFixed(1)} dB`}`);
   });
 
   it('serves gl renders over gRPC that match the cpu server, and auto picks gl', async () => {

@@ -21,11 +21,15 @@ export const TEST_WIDTH = 480;
 
 let assetsDir: Promise<string> | null = null;
 
-/** A temporary ASSETS_DIR with a 480 px synthetic set (16-bit light layers) and a two-view set without coverage. Built once per run. */
+/** A set of 8-bit light layers, as the studio baker writes them: its full-size levels repeat lightings enough to get a palette (layers.ts LevelPalette). */
+export const TEST_SET8 = 'testset8';
+
+/** A temporary ASSETS_DIR with a 480 px synthetic set (16-bit light layers), the same with 8-bit light layers (three views) and a two-view set without coverage. Built once per run. */
 export function testAssets(): Promise<string> {
   assetsDir ??= (async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'renderer-test-'));
     await makeSyntheticSet(path.join(dir, TEST_SET), { width: TEST_WIDTH, revision: 't1', lightDepth: 16 });
+    await makeSyntheticSet(path.join(dir, TEST_SET8), { width: TEST_WIDTH, revision: 't1', lightDepth: 8, views: ['front_left', 'side_left', 'rear'] });
     await makeSyntheticSet(path.join(dir, 'twoviews'), { width: 320, revision: 't1', views: ['front', 'side_left'], coverage: false });
     return dir;
   })();

@@ -248,6 +248,8 @@ export class CpuCompositor implements Compositor {
     const { width, height } = job.layers;
     const input = kernelInput(job, out);
     input.primed = primed;
+    // the level palette's colours once, here, for every band (wasm-kernel.ts)
+    if (input.outInArena && this.inline.paletteColours(input)) this.paletteCount++;
     const pixels = width * height;
     if (this.size === 0 || pixels <= this.inlineMaxPixels || (!alpha && pixels <= ALONE_INLINE_MAX_PIXELS && this.alone())) {
       this.inlineCount++;
@@ -267,6 +269,12 @@ export class CpuCompositor implements Compositor {
     }
     this.outputs.done(out, start, job.plate ? job.plate.bbox : null);
     return { width, height, data: out, channels: alpha ? 4 : 3, alpha };
+  }
+
+  private paletteCount = 0;
+  /** Composites that took fully painted pixels from their level's palette (tests). */
+  get paletteComposites(): number {
+    return this.paletteCount;
   }
 
   private inlineCount = 0;

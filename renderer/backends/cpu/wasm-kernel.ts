@@ -31,7 +31,8 @@ interface Exports {
   SCRATCH: WasmGlobal;
   HEADER: WasmGlobal;
   setup(tr: number, tg: number, tb: number, nr: number, ng: number, nb: number, gain: number, floor: number): void;
-  opaqueSpan(n: number, pm: number, ps: number, pd: number, pq: number, src: number, pb: number, rgb: number, preShadowed: number): void;
+  opaqueSpan(n: number, pm: number, ps: number, pd: number, pq: number, src: number, pb: number, rgb: number, preShadowed: number, pal: number, pi: number): void;
+  paletteColours(n: number, pd: number, pq: number, out: number): void;
   transparentSpan(n: number, pc: number, pm: number, ps: number, pd: number, pq: number, rgb: number, out: number, gr: number, gg: number, gb: number): void;
 }
 
@@ -159,6 +160,22 @@ export class WasmKernel {
   }
 
   /**
+   * This render's colour of each entry of its level's palette (layers.ts LevelPalette), into the
+   * palette's `colours`, for renders into the arena's own output picture (they are lent together).
+   * Answers whether there is one; the input is then marked `paletteReady` for compositeRows.
+   */
+  paletteColours(k: KernelInput): boolean {
+    const arena = k.arena ?? null;
+    const p = arena?.palette ?? null;
+    if (arena === null || p === null || k.outInArena !== true || k.backdrop !== null) return false;
+    const b = this.bind(arena);
+    b.x.setup(k.color[0], k.color[1], k.color[2], k.neutral[0], k.neutral[1], k.neutral[2], k.gain, k.floor);
+    b.x.paletteColours(p.size, p.diffuse.byteOffset, p.specular.byteOffset, p.colours.byteOffset);
+    k.paletteReady = true;
+    return true;
+  }
+
+  /**
    * Rows [y0, y1) of the picture: kernel.ts `compositeRows`'s bytes, but for fully painted pixels in
    * single precision (wasm/kernel.ts `paintedQuad`, at most a code off), and the plate from its
    * overlay when the input has one (its pixels' bytes as sampling it gives). `slot`: this thread's
@@ -246,6 +263,11 @@ export class WasmKernel {
     // (compared by place, not identity: a worker's copy of the input has its own view objects)
     const own = k.arena?.output ?? null;
     const inPlace = direct && k.outInArena === true && own !== null && out.byteOffset === own.byteOffset && out.length === own.length;
+    // the level's palette, its colours computed for this render (paletteColours): only in place, as the colours are lent with the output
+    const palette = inPlace && k.paletteReady === true ? (k.arena!.palette ?? null) : null;
+    const pal = palette === null ? 0 : palette.colours.byteOffset;
+    const palIndex = palette === null ? 0 : palette.index.byteOffset;
+    const palRows = palette === null ? null : palette.rowStart;
     if (k.primed !== null) restoreBox(out, start, width, k.primed.box, y0, y1);
     let done = y0 * width;
     const copyStart = (to: number) => {
@@ -281,6 +303,8 @@ export class WasmKernel {
             base.byteOffset + i0 * 3,
             o,
             preShadowed,
+            pal,
+            pal === 0 ? 0 : palIndex + palRows![y]! * 4,
           );
         } else if (direct) {
           // the planes in place; the start copied into the output row by the kernel itself
@@ -294,6 +318,8 @@ export class WasmKernel {
             base.byteOffset + i0 * 3,
             dst,
             preShadowed,
+            0,
+            0,
           );
           out.set(mem8.subarray(dst, dst + n * 3), i0 * 3);
         } else {
@@ -303,7 +329,7 @@ export class WasmKernel {
           mem16.set(specular.subarray(i0, i1), pq >> 1);
           mem8.set(start.subarray(i0 * 3, i1 * 3), rgb);
           if (preShadowed) mem8.set(base.subarray(i0 * 3, i1 * 3), bs);
-          x.opaqueSpan(n, pm, ps, pd, pq, rgb, preShadowed ? bs : rgb, rgb, preShadowed);
+          x.opaqueSpan(n, pm, ps, pd, pq, rgb, preShadowed ? bs : rgb, rgb, preShadowed, 0, 0);
           out.set(mem8.subarray(rgb, rgb + n * 3), i0 * 3);
         }
         done = i1;

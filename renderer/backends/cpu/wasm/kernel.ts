@@ -225,25 +225,71 @@ let ur: f64 = 0, ug: f64 = 0, ub: f64 = 0;
 }
 
 /**
+ * The fully painted colour of `n` (a multiple of 4) lightings, diffuse and specular (u16) at `pd`,
+ * `pq`: RGB (3 bytes each) at `out`, as `paintedQuad` computes them without shadow, so a pixel given
+ * its lighting's colour gets the bytes it would have got (layers.ts `LevelPalette`).
+ */
+export function paletteColours(n: i32, pd: usize, pq: usize, out: usize): void {
+  for (let i = 0; i < n; i += 4) paintedQuad(<usize>i, 0, pd, pq, out + <usize>i * 3);
+}
+
+/** Four pixels' colours from the palette `pal` (3 bytes an entry, one more readable past the last) by their indices (u32) at `pi`, into 12 bytes at `o`. */
+// @ts-ignore: decorator
+@inline function gather4(pi: usize, pal: usize, o: usize): void {
+  const a = load<u32>(pal + <usize>load<u32>(pi) * 3);
+  const b = load<u32>(pal + <usize>load<u32>(pi + 4) * 3);
+  const c = load<u32>(pal + <usize>load<u32>(pi + 8) * 3);
+  const d = load<u32>(pal + <usize>load<u32>(pi + 12) * 3);
+  store<u32>(o, (a & 0xffffff) | (b << 24));
+  store<u32>(o + 4, ((b >> 8) & 0xffff) | (c << 16));
+  store<u32>(o + 8, ((c >> 16) & 0xff) | (d << 8));
+}
+
+// @ts-ignore: decorator
+@inline function gather1(pi: usize, pal: usize, o: usize): void {
+  const a = load<u32>(pal + <usize>load<u32>(pi) * 3);
+  store<u16>(o, <u16>a);
+  store<u8>(o + 2, <u8>(a >> 16));
+}
+
+/**
  * `n` pixels of one row: paint (u8) at `pm`, shadow (u8) at `ps` (0: no shadow), diffuse and
  * specular (u16) at `pd`, `pq`, the starting picture (RGB u8) at `src`, the base (RGB u8) at `pb`,
  * the output (RGB u8) at `rgb` (the start is copied there first unless `src` is `rgb`, then
  * overwritten where paint, or shadow, is). `preShadowed` (1): the start is the base with the shadow
  * already applied (layers.ts `shadowedBase`), so unpainted pixels are done; 0: the start is the base.
+ * `pal` (0: none): the level's palette colours (`paletteColours`), and at `pi` the palette index (u32)
+ * of each fully painted pixel of the span in order: such a pixel without shadow takes its colour from
+ * there instead of computing it.
  * ../kernel.ts `opaqueRows`, pixel for pixel, without the plate.
  */
-export function opaqueSpan(n: i32, pm: usize, ps: usize, pd: usize, pq: usize, src: usize, pb: usize, rgb: usize, preShadowed: i32): void {
+export function opaqueSpan(n: i32, pm: usize, ps: usize, pd: usize, pq: usize, src: usize, pb: usize, rgb: usize, preShadowed: i32, pal: usize, pi: usize): void {
   if (src != rgb) memory.copy(rgb, src, <usize>n * 3);
   const hasShadow = ps != 0;
   const shadeIdle = hasShadow && preShadowed == 0;
+  const usePal = pal != 0;
   for (let i = 0; i < n; i++) {
     const o = rgb + <usize>i * 3;
     if (i + 3 < n && load<u32>(pm + i) == 0xffffffff) {
-      paintedQuad(<usize>i, ps, pd, pq, o);
+      if (usePal) {
+        if (!hasShadow || load<u32>(ps + i) == 0) gather4(pi, pal, o);
+        else paintedQuad(<usize>i, ps, pd, pq, o);
+        pi += 16;
+      } else paintedQuad(<usize>i, ps, pd, pq, o);
       i += 3;
       continue;
     }
-    if (i + 1 < n && load<u16>(pm + i) == 0xffff) {
+    if (usePal) {
+      // a fully painted pixel short of a quad: from the palette too (so in single precision)
+      if (load<u8>(pm + i) == 255) {
+        if (!hasShadow || load<u8>(ps + i) == 0) {
+          gather1(pi, pal, o);
+          pi += 4;
+          continue;
+        }
+        pi += 4; // shadowed: the formula below
+      }
+    } else if (i + 1 < n && load<u16>(pm + i) == 0xffff) {
       paintedPair(<usize>i, ps, pd, pq, o);
       i++;
       continue;
