@@ -1,6 +1,6 @@
 /**
  * npm run bench:render [-- --quick] [-- --encoders] [-- --backends cpu,gl] [-- --formats webp,png]
- *                      [-- --widths 400,1600] [-- --soak SECONDS [--cache-mb N]] [-- --cold]
+ *                      [-- --widths 400,1600] [-- --set sedan-a] [-- --soak SECONDS [--cache-mb N]] [-- --cold]
  *
  * Per backend and per format at widths 400, 1600 and 2400 (a 2400 px synthetic set, view front_left,
  * shadow and plate on): the latency of cache misses (each a new colour; the layers at that width
@@ -53,7 +53,9 @@ const backendsArg = (opt('--backends') ?? 'cpu,gl').split(',');
 const WIDTHS = (opt('--widths') ?? '400,1600,2400').split(',').map(Number);
 const FORMATS = (opt('--formats') ?? 'webp,png,jpeg').split(',') as ImageFormat[];
 const VIEW: ViewId = 'front_left';
-const SET = 'bench2400';
+/** `--set ID`: a committed set of assets/ (baked, 8-bit light) instead of the synthetic one (16-bit light: its lightings hardly repeat, so the level palettes help it least). */
+const SET = opt('--set') ?? 'bench2400';
+const COMMITTED = opt('--set') !== undefined;
 
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 25);
@@ -72,10 +74,13 @@ const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 async function main() {
   if (opt('--soak')) return soak(Number(opt('--soak')), Number(opt('--cache-mb') ?? 256));
   if (args.includes('--cold')) return coldRenders();
-  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'render-bench-'));
-  process.stdout.write(`building a 2400 px synthetic set in ${dir} … `);
-  await makeSyntheticSet(path.join(dir, SET), { width: 2400, revision: 'b1', lightDepth: 16, views: [VIEW] });
-  console.log('done');
+  const dir = COMMITTED ? path.join(ROOT, 'assets') : await fsp.mkdtemp(path.join(os.tmpdir(), 'render-bench-'));
+  if (COMMITTED) console.log(`set ${SET} of ${dir}`);
+  else {
+    process.stdout.write(`building a 2400 px synthetic set in ${dir} … `);
+    await makeSyntheticSet(path.join(dir, SET), { width: 2400, revision: 'b1', lightDepth: 16, views: [VIEW] });
+    console.log('done');
+  }
   const logger = createLogger('bench', 'warn');
   console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, node ${process.version}, sharp ${sharp.versions.sharp}, libvips ${sharp.versions.vips}; load ${load()}`);
   const rows: string[] = [];
@@ -193,7 +198,7 @@ async function main() {
   console.log(`\npeak RSS: ${(peakRss / 1024 / 1024).toFixed(0)} MiB; load ${load()}`);
 
   if (args.includes('--encoders')) await encoders(dir);
-  await fsp.rm(dir, { recursive: true, force: true });
+  if (!COMMITTED) await fsp.rm(dir, { recursive: true, force: true });
 }
 
 /** The gl backend's composite of a 2400 px picture, readback included, apart from any encode. */
@@ -238,7 +243,12 @@ async function coldLevels(dir: string, logger: ReturnType<typeof createLogger>) 
   console.log(`cold levels, each from the cached one above it: ${parts.join(', ')}; load ${load()}`);
 }
 
-/** The cpu kernel alone on the 2400 px level, one thread, CPU time: the JavaScript reference and the wasm kernel alternately. */
+/**
+ * The cpu kernel alone on the 2400 px level, one thread, CPU time, alternately: the JavaScript
+ * reference, the wasm kernel into a buffer of its own (spans copied out of a scratch row), and the wasm
+ * kernel in place into the layers' own output picture with the level's palette (when it has one:
+ * what the backend runs for a render that has the layers' output).
+ */
 async function cpuKernelTiming(it: RendererInternals, set: Awaited<ReturnType<RendererInternals['store']['getSet']>>) {
   const view = set.views[VIEW]!;
   const ctx: RenderContext = {
@@ -253,9 +263,12 @@ async function cpuKernelTiming(it: RendererInternals, set: Awaited<ReturnType<Re
   const wasm = new WasmKernel();
   const a = new Uint8Array(layers.width * layers.height * 3);
   const b = new Uint8Array(layers.width * layers.height * 3);
+  const own = layers.arena?.output ?? null;
   const js: number[] = [];
   const wa: number[] = [];
+  const wp: number[] = [];
   let maxDiff = 0;
+  let maxDiffOwn = 0;
   for (let i = 0; i < (quick ? 6 : 24); i++) {
     const job = {
       layers,
@@ -273,10 +286,23 @@ async function cpuKernelTiming(it: RendererInternals, set: Awaited<ReturnType<Re
     wasm.compositeRows(kernelInput(job, b), 0, layers.height);
     wa.push(cpuMs(process.cpuUsage(c0)));
     for (let j = 0; j < a.length; j++) maxDiff = Math.max(maxDiff, Math.abs(a[j]! - b[j]!));
+    if (own !== null) {
+      c0 = process.cpuUsage();
+      const k = kernelInput(job, own);
+      wasm.paletteColours(k);
+      wasm.compositeRows(k, 0, layers.height);
+      wp.push(cpuMs(process.cpuUsage(c0)));
+      for (let j = 0; j < a.length; j++) maxDiffOwn = Math.max(maxDiffOwn, Math.abs(a[j]! - own[j]!));
+    }
   }
+  const pal = layers.arena?.palette ?? null;
+  const inPlace =
+    own === null
+      ? ''
+      : `, wasm in place ${pal ? `with the level's palette (${pal.size} lightings for ${pal.index.length} fully painted pixels)` : '(no palette)'} ${f1(pct(wp, 50))} ms (${(pct(js, 50) / pct(wp, 50)).toFixed(2)}×)`;
   console.log(
     `cpu kernel alone, ${layers.width}×${layers.height} level, one thread, CPU p50: JavaScript ${f1(pct(js, 50))} ms, wasm ${f1(pct(wa, 50))} ms ` +
-      `(${(pct(js, 50) / pct(wa, 50)).toFixed(2)}×); largest difference ${maxDiff} code values; load ${load()}`,
+      `(${(pct(js, 50) / pct(wa, 50)).toFixed(2)}×)${inPlace}; largest difference ${Math.max(maxDiff, maxDiffOwn)} code values; load ${load()}`,
   );
 }
 
