@@ -7,7 +7,8 @@ import { ServiceError } from '../../shared/errors.ts';
 import { WIDTH_MIN } from '../../shared/render-options.ts';
 import type { ViewId } from '../../shared/views.ts';
 import { AssetSetError, SET_ID_RE, layerPath, readSetMeta, type AssetSetMeta, type ViewMeta } from './set-format.ts';
-import { decodeLayerFiles, halveLayers, levelSize, twoThirdsLayers, type Layers } from './layers.ts';
+import { decodeLayerFiles, halveLayers, levelSize, twoThirdsLayers, withPalette, type Layers } from './layers.ts';
+import { runPaced } from './paced.ts';
 import { SharedMemoryReclaimer } from '../cache/reclaim.ts';
 
 export interface AssetStoreOptions {
@@ -165,12 +166,36 @@ export class AssetStore {
       p = make()
         .then((l) => {
           this.layers.set(key, l);
+          this.addPalette(key, l);
           return l;
         })
         .finally(() => this.inflight.delete(key));
       this.inflight.set(key, p);
     }
     return p;
+  }
+
+  /**
+   * The level's palette (layers.ts `withPalette`), built after the level is cached, paced on this
+   * thread, so a cold render never waits for it (renders meanwhile compute every pixel); then the
+   * cache counts the arena's growth (the new Layers object replaces the old without disposing it).
+   */
+  private addPalette(key: string, l: Layers): void {
+    if (!l.arena?.output || l.arena.palette !== null) return;
+    const built = runPaced(withPalette(l))
+      .then((withIt) => {
+        if (withIt !== l && this.layers.peek(key) === l) this.layers.set(key, withIt, { noDisposeOnSet: true });
+      })
+      .catch((e: unknown) => this.opts.logger.warn({ key, err: e }, 'level palette not built; renders compute every pixel'))
+      .finally(() => this.palettes.delete(built));
+    this.palettes.add(built);
+  }
+
+  private readonly palettes = new Set<Promise<void>>();
+
+  /** Settles once the level palettes being built now are done (tests, benchmarks). */
+  async palettesBuilt(): Promise<void> {
+    while (this.palettes.size > 0) await Promise.all([...this.palettes]);
   }
 
   private level(set: AssetSetMeta, viewId: ViewId, footprint: number): Promise<Layers> {

@@ -80,7 +80,11 @@ export interface LayerArena {
    * it to one render at a time). null: none (the gl backend's layers).
    */
   output: Uint8Array | null;
-  /** The level's palette (levelPalette), made with the Layers when the arena has an output picture and it pays; null: none. */
+  /**
+   * The level's palette (`withPalette`), added after the Layers are made (the asset store builds it
+   * in the background, so a cold render does not wait for it) when the arena has an output picture
+   * and it pays; null: none (yet). Set once, never changed after.
+   */
   palette: LevelPalette | null;
 }
 
@@ -231,56 +235,149 @@ function* activeRuns(width: number, height: number, paint: Uint8Array, shadow: U
   return { rowStart, xs: shared };
 }
 
-/**
- * The level's palette (LevelPalette), placed at the end of `arena` (grown for it), or null where its
- * distinct lightings are more than PALETTE_MAX_SHARE of its fully painted pixels.
- */
-function* levelPalette(arena: LayerArena, width: number, height: number, paint: Uint8Array, diffuse: Uint16Array, specular: Uint16Array): Sliced<LevelPalette | null> {
-  const n = width * height;
+/** Fully painted pixels (paint 255) of a level: all inside its runs (activeRuns), so only those are visited. */
+function paintedInRuns(width: number, height: number, paint: Uint8Array, runs: ActiveRuns): number {
+  const { rowStart: rs, xs } = runs;
   let painted = 0;
-  for (let i = 0; i < n; i++) {
-    if ((i & 0x3ffff) === 0x3ffff) yield;
-    if (paint[i] === 255) painted++;
-  }
-  const most = Math.floor(painted * PALETTE_MAX_SHARE);
-  if (most < 4) return null;
-  // open addressing on the lighting (diffuse << 16 | specular), at most half full
-  const bits = Math.max(4, Math.ceil(Math.log2(most * 2)));
-  const mask = (1 << bits) - 1;
-  const keys = new Uint32Array(1 << bits);
-  const slots = new Int32Array(1 << bits).fill(-1);
-  const d = new Uint16Array(most + 3);
-  const sp = new Uint16Array(most + 3);
-  const index = new Uint32Array(painted);
-  const rowStart = new Int32Array(height + 1);
-  let entries = 0;
-  let k = 0;
   for (let y = 0; y < height; y++) {
-    if ((y & 15) === 15) yield;
-    rowStart[y] = k;
-    for (let i = y * width, end = i + width; i < end; i++) {
-      if (paint[i] !== 255) continue;
-      const key = ((diffuse[i]! << 16) | specular[i]!) >>> 0;
-      let h = Math.imul(key, 0x9e3779b1) >>> (32 - bits);
-      let e = slots[h]!;
-      while (e >= 0 && keys[h] !== key) {
-        h = (h + 1) & mask;
-        e = slots[h]!;
-      }
-      if (e < 0) {
-        if (entries === most) return null; // too many distinct lightings to pay
-        e = entries++;
-        keys[h] = key;
-        slots[h] = e;
-        d[e] = diffuse[i]!;
-        sp[e] = specular[i]!;
-      }
-      index[k++] = e;
+    for (let r = rs[y]!; r < rs[y + 1]!; r++) {
+      for (let i = y * width + xs[2 * r]!, end = y * width + xs[2 * r + 1]!; i < end; i++) if (paint[i] === 255) painted++;
     }
   }
-  rowStart[height] = k;
-  const size = Math.ceil(entries / 4) * 4;
-  // into the arena, past everything it holds
+  return painted;
+}
+
+/**
+ * levelPalette's work, a slice of rows at a time (plain methods: a generator's own loop is not
+ * optimised while it runs). Open addressing on the lighting (diffuse << 16 | specular as an int32),
+ * the table at most half full and doubled as it fills, so that a baked level's few thousand lightings
+ * stay in a small, cache-resident table; slots hold entry + 1 (0: empty).
+ */
+class PaletteBuilder {
+  d: Uint16Array;
+  sp: Uint16Array;
+  entries = 0;
+  private k = 0;
+  private bits = 12;
+  private keys = new Int32Array(1 << 12);
+  private slots = new Int32Array(1 << 12);
+  private lastKey = -1;
+  private lastE = -1;
+
+  constructor(
+    private readonly width: number,
+    private readonly height: number,
+    private readonly most: number,
+    private readonly paint: Uint8Array,
+    private readonly diffuse: Uint16Array,
+    private readonly specular: Uint16Array,
+    private readonly runs: ActiveRuns,
+    /** Where each fully painted pixel's entry goes (the arena's), and each row's first. */
+    private readonly index: Uint32Array,
+    private readonly rowStart: Int32Array,
+  ) {
+    this.d = new Uint16Array(1024);
+    this.sp = new Uint16Array(1024);
+  }
+
+  /** Rows [y0, y1); false once the distinct lightings pass `most`. */
+  rows(y0: number, y1: number): boolean {
+    const { width, paint, diffuse, specular, index, most } = this;
+    const { rowStart: rs, xs } = this.runs;
+    let { k, entries, lastKey, lastE, keys, slots } = this;
+    let shift = 32 - this.bits;
+    let mask = (1 << this.bits) - 1;
+    for (let y = y0; y < y1; y++) {
+      this.rowStart[y] = k;
+      for (let r = rs[y]!; r < rs[y + 1]!; r++) {
+        for (let i = y * width + xs[2 * r]!, end = y * width + xs[2 * r + 1]!; i < end; i++) {
+          if (paint[i] !== 255) continue;
+          const key = (diffuse[i]! << 16) | specular[i]!;
+          // neighbours often share a lighting: the last one found first
+          if (key !== lastKey) {
+            let h = Math.imul(key, 0x9e3779b1) >>> shift;
+            let e = slots[h]!;
+            while (e !== 0 && keys[h] !== key) {
+              h = (h + 1) & mask;
+              e = slots[h]!;
+            }
+            if (e === 0) {
+              if (entries === most) return false;
+              e = ++entries;
+              keys[h] = key;
+              slots[h] = e;
+              if (entries > this.d.length) this.growEntries();
+              this.d[e - 1] = diffuse[i]!;
+              this.sp[e - 1] = specular[i]!;
+              if (entries * 2 > mask) {
+                this.rehash(entries);
+                ({ keys, slots } = this);
+                shift = 32 - this.bits;
+                mask = (1 << this.bits) - 1;
+              }
+            }
+            lastKey = key;
+            lastE = e - 1;
+          }
+          index[k++] = lastE;
+        }
+      }
+    }
+    if (y1 === this.height) this.rowStart[y1] = k;
+    this.k = k;
+    this.entries = entries;
+    this.lastKey = lastKey;
+    this.lastE = lastE;
+    return true;
+  }
+
+  private growEntries(): void {
+    const d = new Uint16Array(this.d.length * 2);
+    const sp = new Uint16Array(this.d.length * 2);
+    d.set(this.d);
+    sp.set(this.sp);
+    this.d = d;
+    this.sp = sp;
+  }
+
+  /** The table twice as large, every entry placed again. */
+  private rehash(entries: number): void {
+    this.bits++;
+    const mask = (1 << this.bits) - 1;
+    const shift = 32 - this.bits;
+    const keys = new Int32Array(1 << this.bits);
+    const slots = new Int32Array(1 << this.bits);
+    for (let e = 1; e <= entries; e++) {
+      const key = (this.d[e - 1]! << 16) | this.sp[e - 1]!;
+      let h = Math.imul(key, 0x9e3779b1) >>> shift;
+      while (slots[h] !== 0) h = (h + 1) & mask;
+      keys[h] = key;
+      slots[h] = e;
+    }
+    this.keys = keys;
+    this.slots = slots;
+  }
+}
+
+/**
+ * The level's palette (LevelPalette), placed at the end of `arena` (grown for it), or null where its
+ * distinct lightings are more than PALETTE_MAX_SHARE of its fully painted pixels. The entries are
+ * written straight into the arena (no copy of a few MB into fresh pages): where the palette does not
+ * pay, that room stays unused, and counted (about 4 bytes a painted pixel, a sixth of the level).
+ */
+function* levelPalette(
+  arena: LayerArena,
+  width: number,
+  height: number,
+  paint: Uint8Array,
+  diffuse: Uint16Array,
+  specular: Uint16Array,
+  runs: ActiveRuns,
+): Sliced<LevelPalette | null> {
+  const painted = paintedInRuns(width, height, paint, runs);
+  yield;
+  const most = Math.floor(painted * PALETTE_MAX_SHARE);
+  if (most < 4) return null;
   const align = (x: number) => Math.ceil(x / 64) * 64;
   let end = align(arena.memory.buffer.byteLength);
   const at = (bytes: number) => {
@@ -288,26 +385,36 @@ function* levelPalette(arena: LayerArena, width: number, height: number, paint: 
     end = align(end + bytes);
     return o;
   };
+  const growTo = () => {
+    const pages = Math.ceil((end - arena.memory.buffer.byteLength) / WASM_PAGE);
+    if (pages > 0) arena.memory.grow(pages);
+  };
   const oIndex = at(painted * 4);
   const oRows = at((height + 1) * 4);
+  growTo();
+  const index = new Uint32Array(arena.memory.buffer, oIndex, painted);
+  const rowStart = new Int32Array(arena.memory.buffer, oRows, height + 1);
+  const b = new PaletteBuilder(width, height, most, paint, diffuse, specular, runs, index, rowStart);
+  for (let y = 0; y < height; y += 32) {
+    if (!b.rows(y, Math.min(height, y + 32))) return null; // too many distinct lightings to pay
+    yield;
+  }
+  const size = Math.ceil(b.entries / 4) * 4;
   const oD = at(size * 2);
   const oS = at(size * 2);
   const oColours = at(size * 3 + 4);
-  const grow = Math.ceil((end - arena.memory.buffer.byteLength) / WASM_PAGE);
-  if (grow > 0) arena.memory.grow(grow);
+  growTo();
   const buf = arena.memory.buffer;
   const p: LevelPalette = {
     size,
     diffuse: new Uint16Array(buf, oD, size),
     specular: new Uint16Array(buf, oS, size),
-    index: new Uint32Array(buf, oIndex, painted),
-    rowStart: new Int32Array(buf, oRows, height + 1),
+    index,
+    rowStart,
     colours: new Uint8Array(buf, oColours, size * 3 + 4),
   };
-  p.diffuse.set(d.subarray(0, size));
-  p.specular.set(sp.subarray(0, size));
-  p.index.set(index);
-  p.rowStart.set(rowStart);
+  p.diffuse.set(b.d.subarray(0, b.entries));
+  p.specular.set(b.sp.subarray(0, b.entries));
   return p;
 }
 
@@ -344,7 +451,21 @@ function* fillShadowedBase(out: Uint8Array, base: Uint8Array, shadow: Uint8Array
  * is false, where there is none and the runs cover paint and shadow, as the kernels then need.
  */
 export function makeLayers(key: string, l: Omit<Layers, 'bytes' | 'key' | 'runs' | 'level'>, opts: { shadowedBase?: boolean } = {}): Layers {
-  return runNow(layersOf(key, l, opts));
+  return runNow(withPalette(runNow(layersOf(key, l, opts))));
+}
+
+/**
+ * `l` with its level palette (LevelPalette) in its arena, where it has an output picture and the
+ * palette pays: a new Layers object whose `bytes` count it (the arena grew by it); `l` itself
+ * where there is none. The arena's `palette` is set (shared by every Layers object of the arena).
+ */
+export function* withPalette(l: Layers): Sliced<Layers> {
+  const arena = l.arena;
+  if (!arena?.output || arena.palette !== null || !l.runs) return l;
+  const palette = yield* levelPalette(arena, l.width, l.height, l.paint, l.diffuse, l.specular, l.runs);
+  const bytes = arena.memory.buffer.byteLength + l.runs.rowStart.byteLength + l.runs.xs.byteLength;
+  arena.palette = palette;
+  return bytes === l.bytes ? l : { ...l, bytes };
 }
 
 function* layersOf(key: string, l: Omit<Layers, 'bytes' | 'key' | 'runs' | 'level'>, opts: { shadowedBase?: boolean }): Sliced<Layers> {
@@ -359,7 +480,6 @@ function* layersOf(key: string, l: Omit<Layers, 'bytes' | 'key' | 'runs' | 'leve
     yield* fillShadowedBase(shadowedBase, l.base, l.shadow);
   }
   const runs = yield* activeRuns(l.width, l.height, l.paint, shadowedBase ? null : l.shadow);
-  if (l.arena?.output && l.arena.palette === null) l.arena.palette = yield* levelPalette(l.arena, l.width, l.height, l.paint, l.diffuse, l.specular);
   // an arena is held whole (header and scratch rows included) for as long as any of its planes is
   const planes = l.arena ? l.arena.memory.buffer.byteLength : layerBytes(l);
   const { shadowedBase: _given, ...rest } = l;

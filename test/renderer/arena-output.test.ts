@@ -96,7 +96,11 @@ describe('cpu backend, level palettes', function () {
   it('lists each fully painted pixel\'s lighting once, in the level\'s arena, and makes none where lightings do not repeat enough', async () => {
     const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
     const set8 = await store.getSet(TEST_SET8);
-    const l = await store.levelFor(set8, 'front_left', 480);
+    let l = await store.levelFor(set8, 'front_left', 480);
+    expect(l.arena!.palette, 'built after the level, in the background').to.equal(null);
+    const bytesBefore = l.bytes;
+    await store.palettesBuilt();
+    l = await store.levelFor(set8, 'front_left', 480);
     const p = l.arena!.palette!;
     expect(p, '8-bit light at full size: a palette').to.not.equal(null);
     expect(p.size % 4).to.equal(0);
@@ -123,9 +127,13 @@ describe('cpu backend, level palettes', function () {
     expect(keys.size, 'each lighting once').to.equal(used);
     expect(used).to.be.at.most(k / 2);
     expect(l.bytes, 'the cache counts the palette').to.be.at.least(l.arena!.memory.buffer.byteLength);
+    expect(l.bytes).to.be.above(bytesBefore);
+    expect(store.stats().bytes, 'and so does the store').to.be.at.least(l.bytes);
     // 16-bit light (the other test set): distinct nearly everywhere, no palette
     const set16 = await store.getSet(TEST_SET);
-    expect((await store.levelFor(set16, 'front_left', 480)).arena!.palette).to.equal(null);
+    const l16 = await store.levelFor(set16, 'front_left', 480);
+    await store.palettesBuilt();
+    expect(l16.arena!.palette).to.equal(null);
   });
 
   it('gives fully painted pixels their palette colour: the formula\'s bytes in single precision, shadow, plate, inline and in the workers', async () => {
@@ -144,6 +152,7 @@ describe('cpu backend, level palettes', function () {
             ['#FFD400', false, 'XY-98 ÄÖ'],
           ] as const) {
             const job = await compositeJob(store, cpu, set, { view, color, shadow, plate, transparent: false, width: 480 });
+            await store.palettesBuilt();
             const ref = new Uint8Array(job.layers.width * job.layers.height * 3);
             compositeKernel({ ...kernelInput(job, ref), runs: null, shadowedBase: null });
             const img = await cpu.composite(job);
@@ -164,6 +173,7 @@ describe('cpu backend, level palettes', function () {
     const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
     const set = await store.getSet(TEST_SET8);
     const src = await store.levelFor(set, 'front_left', 480);
+    await store.palettesBuilt();
     // the same level with a shadow over part of the paint (the set's shadow lies beside it)
     const planes = allocPlanes('shaded-paint', src.width, src.height, { shadow: true, coverage: false, shadowedBase: false, output: true });
     planes.base.set(src.base);
