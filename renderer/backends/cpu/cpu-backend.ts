@@ -258,7 +258,7 @@ export class CpuCompositor implements Compositor {
       if (this.closed) throw new Error('cpu compositor closed');
       // one band of rows per worker, of about equal work: a render uses every core, and concurrent renders interleave
       const count = Math.max(1, Math.min(this.size, Math.floor(height / MIN_BAND_ROWS)));
-      await Promise.all(
+      const bands = await Promise.allSettled(
         workBands(input.runs, height, count).map(([y0, y1]) => {
           return new Promise<void>((resolve, reject) => {
             this.waiting.push({ input, y0, y1, resolve, reject });
@@ -266,6 +266,8 @@ export class CpuCompositor implements Compositor {
           });
         }),
       );
+      // every band settled first: none still writes into a picture the next render may be lent
+      for (const b of bands) if (b.status === 'rejected') throw b.reason;
     }
     this.outputs.done(out, start, job.plate ? job.plate.bbox : null);
     return { width, height, data: out, channels: alpha ? 4 : 3, alpha };
