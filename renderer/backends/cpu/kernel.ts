@@ -273,11 +273,13 @@ export function overlayRow(k: KernelInput, ov: PlateOverlay, y: number): void {
   if (r < 0 || r >= ov.rows) return;
   const out = k.out;
   const rgb = ov.solidRgb;
-  for (let j = ov.solidStart[r]!, e = ov.solidStart[r + 1]!; j < e; j++) {
-    const o = ov.solidIdx[j]! * 3;
-    out[o] = rgb[3 * j]!;
-    out[o + 1] = rgb[3 * j + 1]!;
-    out[o + 2] = rgb[3 * j + 2]!;
+  const idx = ov.solidIdx;
+  // a row's solid pixels are one or two runs (the plate is a convex quad): each copied at once
+  for (let j = ov.solidStart[r]!, e = ov.solidStart[r + 1]!; j < e; ) {
+    let j1 = j + 1;
+    while (j1 < e && idx[j1] === idx[j1 - 1]! + 1) j1++;
+    out.set(rgb.subarray(3 * j, 3 * j1), idx[j]! * 3);
+    j = j1;
   }
   const lit = ov.edgeLit;
   for (let j = ov.edgeStart[r]!, e = ov.edgeStart[r + 1]!; j < e; j++) {
