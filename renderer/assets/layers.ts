@@ -91,7 +91,7 @@ export interface LayerArena {
 /**
  * The distinct lightings (diffuse, specular) of a level's fully painted pixels and each such pixel's
  * entry, in the level's arena: a render computes each lighting's colour once (wasm/kernel.ts
- * `paletteColours`, into `colours`, lent with the arena's output picture) and the kernel gives each
+ * `paletteColours`, into one of its `colours` slots) and the kernel gives each
  * fully painted pixel its entry's colour instead of computing it per pixel. A level baked with 8-bit
  * light repeats its lightings a lot (98 % of a 2400 px baked sedan's painted pixels), a resized or
  * 16-bit one less (about 60 %), so a level only gets one where at most half its painted pixels'
@@ -106,16 +106,21 @@ export interface LevelPalette {
   index: Uint32Array;
   /** Row y's fully painted pixels are index[rowStart[y]] onwards (height + 1 entries). */
   rowStart: Int32Array;
-  /** One render's colours: 3 bytes an entry, and 4 more so that the last can be read as a u32. */
-  colours: Uint8Array;
+  /**
+   * PALETTE_COLOUR_SLOTS renders' colours at once: 3 bytes an entry each, and 4 more so that the
+   * last can be read as a u32. A composite holds one from its start to its end (cpu-backend.ts).
+   */
+  colours: Uint8Array[];
 }
 
 /** A level gets a palette when its distinct lightings are at most this share of its fully painted pixels (LevelPalette). */
 export const PALETTE_MAX_SHARE = 0.5;
+/** Composites of one level that can use its palette at once (more at once compute their pixels): the renderer's usual concurrency. */
+export const PALETTE_COLOUR_SLOTS = 4;
 
 /** Bytes of a palette of `entries` entries over `painted` fully painted pixels and `height` rows (what the arena reserves room for). */
 function paletteBytes(entries: number, painted: number, height: number): number {
-  return painted * 4 + (height + 1) * 4 + entries * (2 + 2 + 3) + 4 + 4 * 64;
+  return painted * 4 + (height + 1) * 4 + entries * (2 + 2) + PALETTE_COLOUR_SLOTS * (entries * 3 + 4 + 64) + 4 * 64;
 }
 
 let nextArenaId = 1;
@@ -402,7 +407,7 @@ function* levelPalette(
   const size = Math.ceil(b.entries / 4) * 4;
   const oD = at(size * 2);
   const oS = at(size * 2);
-  const oColours = at(size * 3 + 4);
+  const oColours = Array.from({ length: PALETTE_COLOUR_SLOTS }, () => at(size * 3 + 4));
   growTo();
   const buf = arena.memory.buffer;
   const p: LevelPalette = {
@@ -411,7 +416,7 @@ function* levelPalette(
     specular: new Uint16Array(buf, oS, size),
     index,
     rowStart,
-    colours: new Uint8Array(buf, oColours, size * 3 + 4),
+    colours: oColours.map((o) => new Uint8Array(buf, o, size * 3 + 4)),
   };
   p.diffuse.set(b.d.subarray(0, b.entries));
   p.specular.set(b.sp.subarray(0, b.entries));

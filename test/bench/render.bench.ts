@@ -295,7 +295,7 @@ async function cpuKernelTiming(it: RendererInternals, set: Awaited<ReturnType<Re
     if (own !== null) {
       c0 = process.cpuUsage();
       const k = kernelInput(job, own);
-      wasm.paletteColours(k);
+      if (layers.arena?.palette) wasm.paletteColours(k, layers.arena.palette.colours[0]!);
       wasm.compositeRows(k, 0, layers.height);
       wp.push(cpuMs(process.cpuUsage(c0)));
       for (let j = 0; j < a.length; j++) maxDiffOwn = Math.max(maxDiffOwn, Math.abs(a[j]! - own[j]!));

@@ -163,6 +163,19 @@ describe('cpu backend, level palettes', function () {
           }
         }
         expect(cpu.paletteComposites - before, 'each took its colours from the palette').to.equal(n);
+        // six at once: one in the layers' own output, five in pooled ones; the first four hold the
+        // palette's colour slots, the other two compute their pixels; all give the same bytes
+        const job = await compositeJob(store, cpu, set, { view: 'front_left', color: '#2E7D32', shadow: true, plate: 'K 1', transparent: false, width: 480 });
+        const ref = new Uint8Array(job.layers.width * job.layers.height * 3);
+        compositeKernel({ ...kernelInput(job, ref), runs: null, shadowedBase: null });
+        const at = cpu.paletteComposites;
+        const six = await Promise.all(Array.from({ length: 6 }, () => cpu.composite(job)));
+        expect(cpu.paletteComposites - at, 'as many as the colour slots').to.equal(job.layers.arena!.palette!.colours.length);
+        expect(six.filter((img) => img.data === job.layers.arena!.output).length).to.equal(1);
+        for (const img of six) {
+          expectKernelMatch(img.data, ref, job.layers.paint, 3, `six at once, inline ${inlineMaxPixels > 0}`);
+          cpu.release(img);
+        }
       } finally {
         await cpu.close();
       }

@@ -248,8 +248,28 @@ export class CpuCompositor implements Compositor {
     const { width, height } = job.layers;
     const input = kernelInput(job, out);
     input.primed = primed;
-    // the level palette's colours once, here, for every band (wasm-kernel.ts)
-    if (input.outInArena && this.inline.paletteColours(input)) this.paletteCount++;
+    // the level palette's colours once, here, for every band, in a slot held until the composite ends
+    const palette = alpha ? null : (job.layers.arena?.palette ?? null);
+    const slot = palette === null ? null : (palette.colours.find((c) => !this.lentColours.has(c)) ?? null);
+    if (slot !== null && this.inline.paletteColours(input, slot)) {
+      this.lentColours.add(slot);
+      this.paletteCount++;
+    }
+    try {
+      await this.run(input, alpha);
+    } finally {
+      if (slot !== null) this.lentColours.delete(slot);
+    }
+    this.outputs.done(out, start, job.plate ? job.plate.bbox : null);
+    return { width, height, data: out, channels: alpha ? 4 : 3, alpha };
+  }
+
+  /** Palette colour slots (LevelPalette.colours) held by composites in progress. */
+  private readonly lentColours = new WeakSet<Uint8Array>();
+
+  /** The kernel over the whole picture: inline, or in bands on the workers. */
+  private async run(input: KernelInput, alpha: boolean): Promise<void> {
+    const { width, height } = input;
     const pixels = width * height;
     if (this.size === 0 || pixels <= this.inlineMaxPixels || (!alpha && pixels <= ALONE_INLINE_MAX_PIXELS && this.alone())) {
       this.inlineCount++;
@@ -266,11 +286,9 @@ export class CpuCompositor implements Compositor {
           });
         }),
       );
-      // every band settled first: none still writes into a picture the next render may be lent
+      // every band settled first: none still writes into a picture (or reads palette colours) the next render may be lent
       for (const b of bands) if (b.status === 'rejected') throw b.reason;
     }
-    this.outputs.done(out, start, job.plate ? job.plate.bbox : null);
-    return { width, height, data: out, channels: alpha ? 4 : 3, alpha };
   }
 
   private paletteCount = 0;

@@ -42,8 +42,12 @@ export interface KernelInput extends PlaneSet {
    * spans into it in place. false: anywhere else, the spans written into a scratch row and copied.
    */
   outInArena?: boolean;
-  /** The arena's palette holds this render's colours (wasm-kernel.ts `paletteColours`): the wasm kernel takes fully painted pixels from it. */
-  paletteReady?: boolean;
+  /**
+   * Where in the arena this render's palette colours are (one of LevelPalette.colours, filled by
+   * wasm-kernel.ts `paletteColours`): the wasm kernel takes fully painted pixels from there. 0 or
+   * absent: none, every pixel computed.
+   */
+  paletteAt?: number;
   /**
    * Opaque rows only: `out` already holds this render's start picture (the base, or the shadowed base
    * with the shadow) outside the runs, except in `box` (the plate box of the render it last held),

@@ -160,18 +160,18 @@ export class WasmKernel {
   }
 
   /**
-   * This render's colour of each entry of its level's palette (layers.ts LevelPalette), into the
-   * palette's `colours`, for renders into the arena's own output picture (they are lent together).
-   * Answers whether there is one; the input is then marked `paletteReady` for compositeRows.
+   * This render's colour of each entry of its level's palette (layers.ts LevelPalette) into
+   * `slot` (one of its `colours`, which the caller holds until the composite is done), and the
+   * input marked to use it (`paletteAt`). False, and nothing done, where the input has no palette.
    */
-  paletteColours(k: KernelInput): boolean {
+  paletteColours(k: KernelInput, slot: Uint8Array): boolean {
     const arena = k.arena ?? null;
     const p = arena?.palette ?? null;
-    if (arena === null || p === null || k.outInArena !== true || k.backdrop !== null) return false;
+    if (arena === null || p === null || k.backdrop !== null || !p.colours.includes(slot)) return false;
     const b = this.bind(arena);
     b.x.setup(k.color[0], k.color[1], k.color[2], k.neutral[0], k.neutral[1], k.neutral[2], k.gain, k.floor);
-    b.x.paletteColours(p.size, p.diffuse.byteOffset, p.specular.byteOffset, p.colours.byteOffset);
-    k.paletteReady = true;
+    b.x.paletteColours(p.size, p.diffuse.byteOffset, p.specular.byteOffset, slot.byteOffset);
+    k.paletteAt = slot.byteOffset;
     return true;
   }
 
@@ -263,9 +263,9 @@ export class WasmKernel {
     // (compared by place, not identity: a worker's copy of the input has its own view objects)
     const own = k.arena?.output ?? null;
     const inPlace = direct && k.outInArena === true && own !== null && out.byteOffset === own.byteOffset && out.length === own.length;
-    // the level's palette, its colours computed for this render (paletteColours): only in place, as the colours are lent with the output
-    const palette = inPlace && k.paletteReady === true ? (k.arena!.palette ?? null) : null;
-    const pal = palette === null ? 0 : palette.colours.byteOffset;
+    // the level's palette, its colours computed for this render (paletteColours): on the planes in place
+    const palette = direct && (k.paletteAt ?? 0) > 0 ? (k.arena!.palette ?? null) : null;
+    const pal = palette === null ? 0 : k.paletteAt!;
     const palIndex = palette === null ? 0 : palette.index.byteOffset;
     const palRows = palette === null ? null : palette.rowStart;
     if (k.primed !== null) restoreBox(out, start, width, k.primed.box, y0, y1);
@@ -318,8 +318,8 @@ export class WasmKernel {
             base.byteOffset + i0 * 3,
             dst,
             preShadowed,
-            0,
-            0,
+            pal,
+            pal === 0 ? 0 : palIndex + palRows![y]! * 4,
           );
           out.set(mem8.subarray(dst, dst + n * 3), i0 * 3);
         } else {
