@@ -158,8 +158,21 @@ describe('cpu backend, level palettes', function () {
             const img = await cpu.composite(job);
             expect(img.data).to.equal(job.layers.arena!.output);
             expectKernelMatch(img.data, ref, job.layers.paint, 3, `${view} ${color} shadow ${shadow} plate ${plate}, inline ${inlineMaxPixels > 0}`);
+            const withPalette = Buffer.from(img.data);
             cpu.release(img);
             n++;
+            // the same request without the palette (not built yet, or its colour slots all held):
+            // the same bytes, as every fully painted pixel is computed in single precision either way
+            const arena = job.layers.arena!;
+            const palette = arena.palette;
+            arena.palette = null;
+            try {
+              const plain = await cpu.composite(job);
+              expect(Buffer.compare(Buffer.from(plain.data), withPalette), `${view} ${color} without the palette`).to.equal(0);
+              cpu.release(plain);
+            } finally {
+              arena.palette = palette;
+            }
           }
         }
         expect(cpu.paletteComposites - before, 'each took its colours from the palette').to.equal(n);

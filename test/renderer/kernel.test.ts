@@ -86,11 +86,14 @@ describe('cpu kernel', function () {
   });
 
   it('computes fully painted pixels in the wasm kernel exactly as the formula in single precision, encoded exactly', () => {
-    // every pixel fully painted, so the kernel takes them four at a time (wasm/kernel.ts paintedQuad)
+    // fully painted runs of every length between partly painted and bare pixels, so the kernel takes
+    // them four at a time (wasm/kernel.ts paintedQuad) and short of four (paintedOne) alike
     const w = 1024;
     const h = 24;
     const n = w * h;
     const paint = sharedU8(n).fill(255);
+    for (let i = 0; i < n; i++) if (i % 11 === 5) paint[i] = 128;
+    for (let i = 0; i < n; i++) if (i % 13 === 7) paint[i] = 0;
     const diffuse = sharedU16(n);
     const specular = sharedU16(n);
     const shadow = sharedU8(n);
@@ -121,7 +124,10 @@ describe('cpu kernel', function () {
       new WasmKernel().compositeRows(input, 0, h);
       let wrong = 0;
       let shouldered = 0;
+      let full = 0;
       for (let i = 0; i < n; i++) {
+        if (paint[i] !== 255) continue;
+        full++;
         const D = f(diffuse[i]! * INV16);
         const S = f(specular[i]! * INV16);
         const Sc = Math.max(f(S - f(floor)), 0);
@@ -141,6 +147,7 @@ describe('cpu kernel', function () {
         for (let ch = 0; ch < 3; ch++) if (out[i * 3 + ch] !== encodeSrgb8(c[ch]!)) wrong++;
       }
       expect(wrong, `colour ${color}`).to.equal(0);
+      expect(full).to.be.above(n * 0.8);
       if (color[0] > 0.9) expect(shouldered, 'the white goes over the shoulder').to.be.above(1000);
     }
   });

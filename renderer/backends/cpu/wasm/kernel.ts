@@ -1,10 +1,11 @@
 // AssemblyScript (not the project's TypeScript): the cpu backend's compositing kernel for the opaque
 // (studio backdrop) rows, compiled to kernel.wasm by `npm run build:kernel`. The same formula as
 // ../kernel.ts (the reference implementation, docs/asset-format.md "Compositing") in the same f64
-// arithmetic, so both give the same bytes, except for fully painted pixels four at a time
-// (`paintedQuad`), in single precision like the gl backend's shader, which may be a code off where
-// a value lies within f32 rounding of a threshold; the tables (sRGB decode, exact encode, shadowed
-// backdrop) are the JavaScript ones, copied into this module's memory by wasm-kernel.ts.
+// arithmetic, so both give the same bytes, except for fully painted pixels (`paintedQuad` four at a
+// time, `paintedOne`, the level palette's colours), in single precision like the gl backend's
+// shader, which may be a code off where a value lies within f32 rounding of a threshold; the tables
+// (sRGB decode, exact encode, shadowed backdrop) are the JavaScript ones, copied into this module's
+// memory by wasm-kernel.ts.
 //
 // Memory (imported, shared: asconfig.json): [0, THR32 + 1 KB) and [LO16, HEADER) the tables, written by wasm-kernel.ts at
 // instantiation; the module has no data segments and no shadow stack, and its static data (none
@@ -121,51 +122,6 @@ let ur: f64 = 0, ug: f64 = 0, ub: f64 = 0;
 }
 
 /**
- * Two fully painted pixels at once (f64x2, the same operations per lane as the scalar path, so the
- * same bytes): the base is not read (R is 0 at full paint), the shoulder only where a lane needs it.
- */
-// @ts-ignore: decorator
-@inline function paintedPair(i: usize, ps: usize, pd: usize, pq: usize, o: usize): void {
-  const inv16 = f64x2.splat(INV16);
-  const D = f64x2.mul(f64x2.convert_low_i32x4_s(i32x4.extend_low_i16x8_u(v128.load32_zero(pd + (i << 1)))), inv16);
-  const S = f64x2.mul(f64x2.convert_low_i32x4_s(i32x4.extend_low_i16x8_u(v128.load32_zero(pq + (i << 1)))), inv16);
-  const fl = f64x2.splat(floor);
-  const Sc = v128.and(f64x2.sub(S, fl), f64x2.gt(S, fl));
-  const Dc = f64x2.mul(f64x2.splat(gain), D);
-  let r = f64x2.add(f64x2.mul(f64x2.splat(tr), Dc), Sc);
-  let g = f64x2.add(f64x2.mul(f64x2.splat(tg), Dc), Sc);
-  let b = f64x2.add(f64x2.mul(f64x2.splat(tb), Dc), Sc);
-  const mx = f64x2.pmax(f64x2.pmax(r, g), b);
-  const kk = f64x2.splat(K);
-  const over = f64x2.gt(mx, kk);
-  if (v128.any_true(over)) {
-    const x = f64x2.mul(f64x2.sub(mx, kk), f64x2.splat(INV_1K));
-    const one = f64x2.splat(1.0);
-    const f = f64x2.div(f64x2.add(kk, f64x2.div(f64x2.mul(f64x2.splat(1.0 - K), x), f64x2.add(one, x))), mx);
-    r = v128.bitselect(f64x2.mul(r, f), r, over);
-    g = v128.bitselect(f64x2.mul(g, f), g, over);
-    b = v128.bitselect(f64x2.mul(b, f), b, over);
-  }
-  if (ps != 0) {
-    const s8 = <u32>load<u16>(ps + i);
-    if (s8 != 0) {
-      // 1 − s/255 per lane; a lane without shadow multiplies by exactly 1
-      const s = f64x2.replace_lane(f64x2.splat(<f64>(s8 & 0xff)), 1, <f64>(s8 >> 8));
-      const f = f64x2.sub(f64x2.splat(1.0), f64x2.mul(s, f64x2.splat(INV8)));
-      r = f64x2.mul(r, f);
-      g = f64x2.mul(g, f);
-      b = f64x2.mul(b, f);
-    }
-  }
-  encStore(o, f64x2.extract_lane(r, 0));
-  encStore(o + 1, f64x2.extract_lane(g, 0));
-  encStore(o + 2, f64x2.extract_lane(b, 0));
-  encStore(o + 3, f64x2.extract_lane(r, 1));
-  encStore(o + 4, f64x2.extract_lane(g, 1));
-  encStore(o + 5, f64x2.extract_lane(b, 1));
-}
-
-/**
  * Four fully painted pixels at once in f32x4 (the f64x2 pair's operations in single precision, as the
  * gl backend's shader computes them), encoded with the exact encode's tables. Not always the scalar
  * path's f64 bytes: a value within single precision's rounding (about 1e-7 relative) of a code's
@@ -225,6 +181,54 @@ let ur: f64 = 0, ug: f64 = 0, ub: f64 = 0;
 }
 
 /**
+ * One fully painted pixel in single precision: a lane of `paintedQuad`, operation for operation, so a
+ * fully painted pixel gets the same bytes whether it falls in a quad, short of one, or takes its
+ * colour from the level's palette (the same request gives the same bytes, palette or not).
+ */
+// @ts-ignore: decorator
+@inline function paintedOne(i: usize, ps: usize, pd: usize, pq: usize, o: usize): void {
+  const D = <f32>load<u16>(pd + (i << 1)) * <f32>INV16;
+  const S = <f32>load<u16>(pq + (i << 1)) * <f32>INV16;
+  const t = S - <f32>floor;
+  const Sc: f32 = t < 0 ? 0 : t;
+  const Dc = <f32>gain * D;
+  let r = <f32>tr * Dc + Sc;
+  let g = <f32>tg * Dc + Sc;
+  let b = <f32>tb * Dc + Sc;
+  const m1 = r < g ? g : r;
+  const mx = m1 < b ? b : m1;
+  const kk = <f32>K;
+  if (mx > kk) {
+    const x = (mx - kk) * <f32>INV_1K;
+    const f = (kk + (<f32>(1.0 - K) * x) / (<f32>1.0 + x)) / mx;
+    r *= f;
+    g *= f;
+    b *= f;
+  }
+  if (ps != 0) {
+    const s8 = <u32>load<u8>(ps + i);
+    if (s8 != 0) {
+      const f = <f32>1.0 - <f32>s8 * <f32>INV8;
+      r *= f;
+      g *= f;
+      b *= f;
+    }
+  }
+  r = r < 0 ? 0 : r;
+  g = g < 0 ? 0 : g;
+  b = b < 0 ? 0 : b;
+  r = <f32>1.0 < r ? <f32>1.0 : r;
+  g = <f32>1.0 < g ? <f32>1.0 : g;
+  b = <f32>1.0 < b ? <f32>1.0 : b;
+  const kr = <i32>(r * <f32>65536.0);
+  const kg = <i32>(g * <f32>65536.0);
+  const kb = <i32>(b * <f32>65536.0);
+  store<u8>(o, enc32(r, kr < 65535 ? kr : 65535));
+  store<u8>(o + 1, enc32(g, kg < 65535 ? kg : 65535));
+  store<u8>(o + 2, enc32(b, kb < 65535 ? kb : 65535));
+}
+
+/**
  * The fully painted colour of `n` (a multiple of 4) lightings, diffuse and specular (u16) at `pd`,
  * `pq`: RGB (3 bytes each) at `out`, as `paintedQuad` computes them without shadow, so a pixel given
  * its lighting's colour gets the bytes it would have got (layers.ts `LevelPalette`).
@@ -279,22 +283,16 @@ export function opaqueSpan(n: i32, pm: usize, ps: usize, pd: usize, pq: usize, s
       i += 3;
       continue;
     }
-    if (usePal) {
-      // a fully painted pixel short of a quad: from the palette too (so in single precision)
-      if (load<u8>(pm + i) == 255) {
-        if (!hasShadow || load<u8>(ps + i) == 0) {
-          gather1(pi, pal, o);
-          pi += 4;
-          continue;
-        }
-        pi += 4; // shadowed: the formula below
-      }
-    } else if (i + 1 < n && load<u16>(pm + i) == 0xffff) {
-      paintedPair(<usize>i, ps, pd, pq, o);
-      i++;
+    const m8 = <u32>load<u8>(pm + i);
+    if (m8 == 255) {
+      // a fully painted pixel short of a quad: single precision too (from the palette where it has one)
+      if (usePal) {
+        if (!hasShadow || load<u8>(ps + i) == 0) gather1(pi, pal, o);
+        else paintedOne(<usize>i, ps, pd, pq, o);
+        pi += 4;
+      } else paintedOne(<usize>i, ps, pd, pq, o);
       continue;
     }
-    const m8 = <u32>load<u8>(pm + i);
     if (m8 == 0) {
       // idle pixels inside the span (glass, tyres, trim): 16 at a time while neither plane has any
       if (i + 16 <= n) {
@@ -319,16 +317,12 @@ export function opaqueSpan(n: i32, pm: usize, ps: usize, pd: usize, pq: usize, s
     const D = <f64>load<u16>(pd + (<usize>i << 1)) * INV16;
     const S = <f64>load<u16>(pq + (<usize>i << 1)) * INV16;
     paintColour(D, S);
-    let r = cr;
-    let g = cg;
-    let b = cb;
-    if (m8 != 255) {
-      const m = <f64>m8 * INV8;
-      underPaint(pb + <usize>i * 3, m, D, S);
-      r = ur + m * r;
-      g = ug + m * g;
-      b = ub + m * b;
-    }
+    // partly painted (the paint's edge): the base without its neutral paint under the colour, in f64
+    const m = <f64>m8 * INV8;
+    underPaint(pb + <usize>i * 3, m, D, S);
+    let r = ur + m * cr;
+    let g = ug + m * cg;
+    let b = ub + m * cb;
     if (hasShadow) {
       const s8 = <u32>load<u8>(ps + i);
       if (s8 != 0) {
