@@ -253,8 +253,7 @@ function paintedInRuns(width: number, height: number, paint: Uint8Array, runs: A
 }
 
 /**
- * levelPalette's work, a slice of rows at a time (plain methods: a generator's own loop is not
- * optimised while it runs). Open addressing on the lighting (diffuse << 16 | specular as an int32),
+ * levelPalette's work, a slice of rows at a time. Open addressing on the lighting (diffuse << 16 | specular as an int32),
  * the table at most half full and doubled as it fills, so that a baked level's few thousand lightings
  * stay in a small, cache-resident table; slots hold entry + 1 (0: empty).
  */
@@ -298,8 +297,9 @@ class PaletteBuilder {
         for (let i = y * width + xs[2 * r]!, end = y * width + xs[2 * r + 1]!; i < end; i++) {
           if (paint[i] !== 255) continue;
           const key = (diffuse[i]! << 16) | specular[i]!;
-          // neighbours often share a lighting: the last one found first
-          if (key !== lastKey) {
+          // neighbours often share a lighting: the last one found first (none yet: lastE < 0, as
+          // every int32 is some lighting's key)
+          if (key !== lastKey || lastE < 0) {
             let h = Math.imul(key, 0x9e3779b1) >>> shift;
             let e = slots[h]!;
             while (e !== 0 && keys[h] !== key) {

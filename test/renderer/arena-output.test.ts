@@ -4,7 +4,7 @@ import { CpuCompositor, kernelInput } from '../../renderer/backends/cpu/cpu-back
 import { compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
 import { runPipeline, STEPS } from '../../renderer/pipeline/pipeline.ts';
 import type { RenderContext, Step } from '../../renderer/pipeline/context.ts';
-import { allocPlanes, makeLayers } from '../../renderer/assets/layers.ts';
+import { allocPlanes, makeLayers, type Layers } from '../../renderer/assets/layers.ts';
 import { TEST_SET, TEST_SET8, compositeJob, expectKernelMatch, quietLogger, testAssets } from './helpers.ts';
 
 /**
@@ -89,6 +89,31 @@ describe('cpu backend, the layers\' own output picture', function () {
   });
 });
 
+/** `l`'s palette lists each fully painted pixel's lighting, once per lighting, row by row, in its arena. */
+function expectPaletteOf(l: Layers): void {
+  const p = l.arena!.palette!;
+  expect(p.size % 4).to.equal(0);
+  expect(p.diffuse.buffer, 'in the arena').to.equal(l.arena!.memory.buffer);
+  const keys = new Set<number>();
+  let used = 0;
+  let k = 0;
+  for (let y = 0; y < l.height; y++) {
+    expect(p.rowStart[y], `row ${y} starts at its first fully painted pixel`).to.equal(k);
+    for (let i = y * l.width; i < (y + 1) * l.width; i++) {
+      if (l.paint[i] !== 255) continue;
+      const e = p.index[k++]!;
+      if (!(e < p.size)) throw new Error(`pixel ${i}: entry ${e} past the ${p.size} entries`);
+      if (p.diffuse[e] !== l.diffuse[i] || p.specular[e] !== l.specular[i]) throw new Error(`pixel ${i}: entry ${e} is not its lighting`);
+      used = Math.max(used, e + 1);
+    }
+  }
+  for (let e = 0; e < used; e++) keys.add(p.diffuse[e]! * 65536 + p.specular[e]!);
+  expect(k, 'every fully painted pixel listed').to.equal(p.index.length);
+  expect(p.rowStart[l.height]).to.equal(k);
+  expect(keys.size, 'each lighting once').to.equal(used);
+  expect(used).to.be.at.most(k / 2);
+}
+
 /** The level palette (layers.ts LevelPalette): fully painted pixels' colours computed once per distinct lighting. */
 describe('cpu backend, level palettes', function () {
   this.timeout(60_000);
@@ -101,31 +126,8 @@ describe('cpu backend, level palettes', function () {
     const bytesBefore = l.bytes;
     await store.palettesBuilt();
     l = await store.levelFor(set8, 'front_left', 480);
-    const p = l.arena!.palette!;
-    expect(p, '8-bit light at full size: a palette').to.not.equal(null);
-    expect(p.size % 4).to.equal(0);
-    expect(p.diffuse.buffer, 'in the arena').to.equal(l.arena!.memory.buffer);
-    const keys = new Set<number>();
-    let used = 0;
-    for (let e = 0; e < p.size; e++) {
-      const key = p.diffuse[e]! * 65536 + p.specular[e]!;
-      if (key !== 0 || e < p.size - 3) keys.add(key);
-    }
-    let k = 0;
-    for (let y = 0; y < l.height; y++) {
-      expect(p.rowStart[y], `row ${y} starts at its first fully painted pixel`).to.equal(k);
-      for (let i = y * l.width; i < (y + 1) * l.width; i++) {
-        if (l.paint[i] !== 255) continue;
-        const e = p.index[k++]!;
-        expect(e).to.be.below(p.size);
-        if (p.diffuse[e] !== l.diffuse[i] || p.specular[e] !== l.specular[i]) throw new Error(`pixel ${i}: entry ${e} is not its lighting`);
-        used = Math.max(used, e + 1);
-      }
-    }
-    expect(k, 'every fully painted pixel listed').to.equal(p.index.length);
-    expect(p.rowStart[l.height]).to.equal(k);
-    expect(keys.size, 'each lighting once').to.equal(used);
-    expect(used).to.be.at.most(k / 2);
+    expect(l.arena!.palette, '8-bit light at full size: a palette').to.not.equal(null);
+    expectPaletteOf(l);
     expect(l.bytes, 'the cache counts the palette').to.be.at.least(l.arena!.memory.buffer.byteLength);
     expect(l.bytes).to.be.above(bytesBefore);
     expect(store.stats().bytes, 'and so does the store').to.be.at.least(l.bytes);
@@ -134,6 +136,27 @@ describe('cpu backend, level palettes', function () {
     const l16 = await store.levelFor(set16, 'front_left', 480);
     await store.palettesBuilt();
     expect(l16.arena!.palette).to.equal(null);
+  });
+
+  it('lists the brightest lighting (diffuse and specular 65535, the int32 key -1) like any other, also as the first pixel\'s', async () => {
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
+    const src = await store.levelFor(await store.getSet(TEST_SET8), 'front_left', 480);
+    const planes = allocPlanes('brightest', src.width, src.height, { shadow: false, coverage: false, shadowedBase: false, output: true });
+    planes.base.set(src.base);
+    planes.paint.set(src.paint);
+    planes.diffuse.set(src.diffuse);
+    planes.specular.set(src.specular);
+    let first = -1;
+    for (let i = 0, n = 0; i < src.paint.length && n < 50; i++) {
+      if (src.paint[i] !== 255) continue;
+      if (first < 0) first = i;
+      if (n++ % 3 === 0) planes.diffuse[i] = planes.specular[i] = 65535;
+    }
+    const { shadowedBase: _none, ...p } = planes;
+    const layers = makeLayers('brightest', { ...p, width: src.width, height: src.height });
+    expect(layers.arena!.palette).to.not.equal(null);
+    expect(layers.diffuse[first]).to.equal(65535);
+    expectPaletteOf(layers);
   });
 
   it('gives fully painted pixels their palette colour: the formula\'s bytes in single precision, shadow, plate, inline and in the workers', async () => {
