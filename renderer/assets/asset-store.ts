@@ -181,8 +181,9 @@ export class AssetStore {
    * cache counts the arena's growth (the new Layers object replaces the old without disposing it).
    */
   private addPalette(key: string, l: Layers): void {
-    if (!l.arena?.output || l.arena.palette !== null) return;
-    const built = runPaced(withPalette(l))
+    if (!l.arena?.output || l.arena.paletteTried) return;
+    // stopped between slices once the level left the cache
+    const built = runPaced(withPalette(l, () => this.layers.peek(key) === l))
       .then((withIt) => {
         if (withIt !== l && this.layers.peek(key) === l) this.layers.set(key, withIt, { noDisposeOnSet: true });
       })

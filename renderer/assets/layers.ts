@@ -86,6 +86,8 @@ export interface LayerArena {
    * and it pays; null: none (yet). Set once, never changed after.
    */
   palette: LevelPalette | null;
+  /** `withPalette` ran on this arena (whatever it found): never twice, as each try grows the arena. */
+  paletteTried: boolean;
 }
 
 /**
@@ -174,7 +176,7 @@ export function allocPlanes(
     shadow: oShadow >= 0 ? new Uint8Array(buf, oShadow, n) : null,
     coverage: oCoverage >= 0 ? new Uint8Array(buf, oCoverage, n) : null,
     ...(oShadowedBase >= 0 ? { shadowedBase: new Uint8Array(buf, oShadowedBase, n * 3) } : {}),
-    arena: { memory, id: nextArenaId++, key, scratch: ARENA_HEADER_BYTES, slotBytes, output: oOutput >= 0 ? new Uint8Array(buf, oOutput, n * 3) : null, palette: null },
+    arena: { memory, id: nextArenaId++, key, scratch: ARENA_HEADER_BYTES, slotBytes, output: oOutput >= 0 ? new Uint8Array(buf, oOutput, n * 3) : null, palette: null, paletteTried: false },
   };
 }
 
@@ -378,6 +380,7 @@ function* levelPalette(
   diffuse: Uint16Array,
   specular: Uint16Array,
   runs: ActiveRuns,
+  wanted: () => boolean,
 ): Sliced<LevelPalette | null> {
   const painted = paintedInRuns(width, height, paint, runs);
   yield;
@@ -403,6 +406,7 @@ function* levelPalette(
   for (let y = 0; y < height; y += 32) {
     if (!b.rows(y, Math.min(height, y + 32))) return null; // too many distinct lightings to pay
     yield;
+    if (!wanted()) return null; // the level left the cache meanwhile
   }
   const size = Math.ceil(b.entries / 4) * 4;
   const oD = at(size * 2);
@@ -461,13 +465,15 @@ export function makeLayers(key: string, l: Omit<Layers, 'bytes' | 'key' | 'runs'
 
 /**
  * `l` with its level palette (LevelPalette) in its arena, where it has an output picture and the
- * palette pays: a new Layers object whose `bytes` count it (the arena grew by it); `l` itself
- * where there is none. The arena's `palette` is set (shared by every Layers object of the arena).
+ * palette pays: a new Layers object whose `bytes` count it (the arena grew by it, also where the
+ * palette turned out not to pay, or `wanted` said stop between slices); `l` itself where none was
+ * tried. The arena's `palette` is set (shared by every Layers object of the arena).
  */
-export function* withPalette(l: Layers): Sliced<Layers> {
+export function* withPalette(l: Layers, wanted: () => boolean = () => true): Sliced<Layers> {
   const arena = l.arena;
-  if (!arena?.output || arena.palette !== null || !l.runs) return l;
-  const palette = yield* levelPalette(arena, l.width, l.height, l.paint, l.diffuse, l.specular, l.runs);
+  if (!arena?.output || arena.paletteTried || !l.runs) return l;
+  arena.paletteTried = true;
+  const palette = yield* levelPalette(arena, l.width, l.height, l.paint, l.diffuse, l.specular, l.runs, wanted);
   const bytes = arena.memory.buffer.byteLength + l.runs.rowStart.byteLength + l.runs.xs.byteLength;
   arena.palette = palette;
   return bytes === l.bytes ? l : { ...l, bytes };

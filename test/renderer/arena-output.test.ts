@@ -17,6 +17,7 @@ describe('cpu backend, the layers\' own output picture', function () {
   it('lends it to one opaque render at a time, with the same bytes as a pooled buffer, inline and in the workers', async () => {
     const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
     const set = await store.getSet(TEST_SET);
+    let first: Buffer | null = null;
     for (const inlineMaxPixels of [0, 1 << 30]) {
       const cpu = await CpuCompositor.create({ workers: 2, logger: quietLogger, inlineMaxPixels });
       try {
@@ -32,8 +33,20 @@ describe('cpu backend, the layers\' own output picture', function () {
         expect(b.data, 'the second, while the first holds it').to.not.equal(own);
         expectKernelMatch(a.data, ref, job.layers.paint, 3, `in place, inline ${inlineMaxPixels > 0}`);
         expectKernelMatch(b.data, ref, job.layers.paint, 3, `pooled, inline ${inlineMaxPixels > 0}`);
+        // byte for byte: own and pooled, in the workers and inline
+        expect(Buffer.compare(Buffer.from(a.data), Buffer.from(b.data)), 'own and pooled').to.equal(0);
+        first ??= Buffer.from(a.data);
+        expect(Buffer.compare(Buffer.from(a.data), first), 'workers and inline').to.equal(0);
         cpu.release(a);
         cpu.release(b);
+        // a stale second release of `a`, once another render holds the picture, leaves that loan alone
+        const held = await cpu.composite(job);
+        expect(held.data).to.equal(own);
+        cpu.release(a);
+        const other = await cpu.composite(job);
+        expect(other.data, 'still held').to.not.equal(own);
+        cpu.release(other);
+        cpu.release(held);
         // given back: the next render has it again, primed (only the plate's box put back), another colour
         const blue = { ...job, color: [0.01, 0.07, 0.26] as [number, number, number] };
         const blueRef = new Uint8Array(own!.length);
@@ -54,6 +67,21 @@ describe('cpu backend, the layers\' own output picture', function () {
         await cpu.close();
       }
     }
+  });
+
+  it('fails a composite whose bands were in the workers when the compositor closed, instead of leaving it waiting', async () => {
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
+    const set = await store.getSet(TEST_SET);
+    const cpu = await CpuCompositor.create({ workers: 2, logger: quietLogger, inlineMaxPixels: 0 });
+    // transparent: every pixel computed, so the bands are still running when the workers are stopped
+    const job = await compositeJob(store, cpu, set, { view: 'front_left', color: '#C41E3A', shadow: true, plate: 'AB 1234', transparent: true, width: 480 });
+    const running = cpu.composite(job).then(
+      () => 'done',
+      (e: Error) => e.message,
+    );
+    await cpu.close();
+    const settled = await Promise.race([running, new Promise((r) => setTimeout(() => r('still waiting'), 5000))]);
+    expect(['done', 'cpu compositor closed']).to.include(settled);
   });
 
   it('comes back when a render fails after its composite, so the next render has it', async () => {
@@ -135,7 +163,10 @@ describe('cpu backend, level palettes', function () {
     const set16 = await store.getSet(TEST_SET);
     const l16 = await store.levelFor(set16, 'front_left', 480);
     await store.palettesBuilt();
+    expect(l16.arena!.paletteTried, 'tried').to.equal(true);
     expect(l16.arena!.palette).to.equal(null);
+    // the room its index took stays, counted
+    expect((await store.levelFor(set16, 'front_left', 480)).bytes).to.be.above(l16.bytes);
   });
 
   it('lists the brightest lighting (diffuse and specular 65535, the int32 key -1) like any other, also as the first pixel\'s', async () => {
@@ -208,10 +239,10 @@ describe('cpu backend, level palettes', function () {
         const six = await Promise.all(Array.from({ length: 6 }, () => cpu.composite(job)));
         expect(cpu.paletteComposites - at, 'as many as the colour slots').to.equal(job.layers.arena!.palette!.colours.length);
         expect(six.filter((img) => img.data === job.layers.arena!.output).length).to.equal(1);
-        for (const img of six) {
-          expectKernelMatch(img.data, ref, job.layers.paint, 3, `six at once, inline ${inlineMaxPixels > 0}`);
-          cpu.release(img);
-        }
+        expectKernelMatch(six[0]!.data, ref, job.layers.paint, 3, `six at once, inline ${inlineMaxPixels > 0}`);
+        // palette and computed, own and pooled: the same bytes
+        for (const img of six) expect(Buffer.compare(Buffer.from(img.data), Buffer.from(six[0]!.data))).to.equal(0);
+        for (const img of six) cpu.release(img);
       } finally {
         await cpu.close();
       }

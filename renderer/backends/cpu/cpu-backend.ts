@@ -235,9 +235,11 @@ export class CpuCompositor implements Compositor {
     const own = alpha ? null : (job.layers.arena?.output ?? null);
     const lend = own !== null && !this.lent.has(own);
     const { out, start, primed } = lend ? this.outputs.adopt(own, startOf(job)) : this.outputs.take(width * height * channels, alpha ? null : startOf(job));
-    if (lend) this.lent.add(own);
+    if (lend) this.lent.set(own, null);
     try {
-      return await this.compositeInto(job, out, start, primed, alpha);
+      const img = await this.compositeInto(job, out, start, primed, alpha);
+      if (lend) this.lent.set(own, img);
+      return img;
     } catch (e) {
       if (lend) this.lent.delete(own);
       throw e;
@@ -308,11 +310,21 @@ export class CpuCompositor implements Compositor {
     return this.outputs.primedTakes;
   }
 
-  /** Layers' own output pictures (LayerArena.output) a render holds, from its composite until `release`. */
-  private readonly lent = new WeakSet<Uint8Array>();
+  /**
+   * Layers' own output pictures (LayerArena.output) a render holds, from its composite until its
+   * picture is released: the picture it holds them with (null while compositing), so that only that
+   * picture's release gives them back. This state, the palette slots' and the primed pictures' are
+   * this compositor's: a renderer has one cpu compositor over its asset store.
+   */
+  private readonly lent = new WeakMap<Uint8Array, RgbImage | null>();
 
   release(img: RgbImage): void {
-    if (this.lent.delete(img.data)) return;
+    const holder = this.lent.get(img.data);
+    if (holder !== undefined) {
+      // a stale or second release of an earlier picture leaves the later holder's loan alone
+      if (holder === img) this.lent.delete(img.data);
+      return;
+    }
     const dropped = this.pool.give(img.data);
     if (dropped > 0) {
       this.reclaimer.note(dropped);
@@ -346,5 +358,10 @@ export class CpuCompositor implements Compositor {
     for (const p of this.waiting.splice(0)) p.reject(new Error('cpu compositor closed'));
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
     this.slots.length = 0;
+    // bands a terminated worker never finished: their composites wait for every band (run), so fail them
+    for (const [id, p] of this.pending) {
+      this.pending.delete(id);
+      p.reject(new Error('cpu compositor closed'));
+    }
   }
 }
