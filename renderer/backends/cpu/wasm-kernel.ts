@@ -289,39 +289,25 @@ export class WasmKernel {
         const i1 = row + b;
         const n = b - a;
         copyStart(i0);
-        if (inPlace) {
-          // the output is in the arena: the spans are written where they belong (a primed output
-          // already holds the start there, otherwise the kernel copies it in first)
-          const o = out.byteOffset + i0 * 3;
+        if (direct) {
+          // the planes in place; the span written into the output itself when it is the arena's
+          // (a primed one already holds the start there), else into this thread's scratch row and
+          // copied out; the kernel copies the start in first where it is not there
+          const o = inPlace ? out.byteOffset + i0 * 3 : dst;
           x.opaqueSpan(
             n,
             paint.byteOffset + i0,
             shadow === null ? 0 : shadow.byteOffset + i0,
             diffuse.byteOffset + i0 * 2,
             specular.byteOffset + i0 * 2,
-            primed ? o : start.byteOffset + i0 * 3,
+            inPlace && primed ? o : start.byteOffset + i0 * 3,
             base.byteOffset + i0 * 3,
             o,
             preShadowed,
             pal,
             pal === 0 ? 0 : palIndex + palRows![y]! * 4,
           );
-        } else if (direct) {
-          // the planes in place; the start copied into the output row by the kernel itself
-          x.opaqueSpan(
-            n,
-            paint.byteOffset + i0,
-            shadow === null ? 0 : shadow.byteOffset + i0,
-            diffuse.byteOffset + i0 * 2,
-            specular.byteOffset + i0 * 2,
-            start.byteOffset + i0 * 3,
-            base.byteOffset + i0 * 3,
-            dst,
-            preShadowed,
-            pal,
-            pal === 0 ? 0 : palIndex + palRows![y]! * 4,
-          );
-          out.set(mem8.subarray(dst, dst + n * 3), i0 * 3);
+          if (!inPlace) out.set(mem8.subarray(dst, dst + n * 3), i0 * 3);
         } else {
           mem8.set(paint.subarray(i0, i1), pm);
           if (shadow !== null) mem8.set(shadow.subarray(i0, i1), ps);
