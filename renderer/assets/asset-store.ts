@@ -64,6 +64,8 @@ export class AssetStore {
   private readonly inflight = new Map<string, Promise<Layers>>();
   private readonly recheckMs: number;
   private readonly reclaimer = new SharedMemoryReclaimer();
+  /** Level palettes being built (addPalette). */
+  private readonly palettes = new Set<Promise<void>>();
   /** Called when layers leave the cache (the gl backend drops its textures of them). */
   onEvict: ((key: string) => void) | null = null;
 
@@ -191,8 +193,6 @@ export class AssetStore {
       .finally(() => this.palettes.delete(built));
     this.palettes.add(built);
   }
-
-  private readonly palettes = new Set<Promise<void>>();
 
   /** Settles once the level palettes being built now are done (tests, benchmarks). */
   async palettesBuilt(): Promise<void> {

@@ -263,8 +263,7 @@ async function cpuKernelTiming(it: RendererInternals, set: Awaited<ReturnType<Re
     timings: {},
   };
   await runPipeline(ctx, { store: it.store, backend: it.backend }, STEPS.slice(0, 2));
-  await it.store.palettesBuilt();
-  ctx.layers = await it.store.levelFor(set, VIEW, 2400);
+  await it.store.palettesBuilt(); // the palette is the arena's, so these layers have it too
   const layers = ctx.layers!;
   const wasm = new WasmKernel();
   const a = new Uint8Array(layers.width * layers.height * 3);

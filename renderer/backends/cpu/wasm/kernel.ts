@@ -78,11 +78,6 @@ export function setup(r: f64, g: f64, b: f64, n0: f64, n1: f64, n2: f64, gn: f64
   return load<f64>(LIN + (<usize>code << 3));
 }
 
-// @ts-ignore: decorator
-@inline function encStore(o: usize, c: f64): void {
-  store<u8>(o, enc(c));
-}
-
 // The shouldered paint colour and the base under the paint, shared by the opaque and transparent
 // paths (inlined, so no call remains); results in these globals, as AssemblyScript has no tuples.
 let cr: f64 = 0, cg: f64 = 0, cb: f64 = 0;
@@ -122,8 +117,8 @@ let ur: f64 = 0, ug: f64 = 0, ub: f64 = 0;
 }
 
 /**
- * Four fully painted pixels at once in f32x4 (the f64x2 pair's operations in single precision, as the
- * gl backend's shader computes them), encoded with the exact encode's tables. Not always the scalar
+ * Four fully painted pixels at once in f32x4 (the formula in single precision, as the gl backend's
+ * shader computes it), encoded with the exact encode's tables. Not always the scalar
  * path's f64 bytes: a value within single precision's rounding (about 1e-7 relative) of a code's
  * threshold may come out one code off (test/renderer/helpers.ts expectKernelMatch bounds how many).
  */
@@ -275,22 +270,19 @@ export function opaqueSpan(n: i32, pm: usize, ps: usize, pd: usize, pq: usize, s
   for (let i = 0; i < n; i++) {
     const o = rgb + <usize>i * 3;
     if (i + 3 < n && load<u32>(pm + i) == 0xffffffff) {
-      if (usePal) {
-        if (!hasShadow || load<u32>(ps + i) == 0) gather4(pi, pal, o);
-        else paintedQuad(<usize>i, ps, pd, pq, o);
-        pi += 16;
-      } else paintedQuad(<usize>i, ps, pd, pq, o);
+      // shadowed pixels are computed; every fully painted pixel has an index entry all the same
+      if (usePal && (!hasShadow || load<u32>(ps + i) == 0)) gather4(pi, pal, o);
+      else paintedQuad(<usize>i, ps, pd, pq, o);
+      if (usePal) pi += 16;
       i += 3;
       continue;
     }
     const m8 = <u32>load<u8>(pm + i);
     if (m8 == 255) {
       // a fully painted pixel short of a quad: single precision too (from the palette where it has one)
-      if (usePal) {
-        if (!hasShadow || load<u8>(ps + i) == 0) gather1(pi, pal, o);
-        else paintedOne(<usize>i, ps, pd, pq, o);
-        pi += 4;
-      } else paintedOne(<usize>i, ps, pd, pq, o);
+      if (usePal && (!hasShadow || load<u8>(ps + i) == 0)) gather1(pi, pal, o);
+      else paintedOne(<usize>i, ps, pd, pq, o);
+      if (usePal) pi += 4;
       continue;
     }
     if (m8 == 0) {
