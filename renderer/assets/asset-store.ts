@@ -7,7 +7,7 @@ import { ServiceError } from '../../shared/errors.ts';
 import { WIDTH_MIN } from '../../shared/render-options.ts';
 import type { ViewId } from '../../shared/views.ts';
 import { AssetSetError, SET_ID_RE, layerPath, readSetMeta, type AssetSetMeta, type ViewMeta } from './set-format.ts';
-import { decodeLayerFiles, halveLayers, levelSize, twoThirdsLayers, withPalette, type Layers } from './layers.ts';
+import { decodeLayerFiles, halveLayers, levelSize, twoThirdsLayers, withLevelTables, type Layers } from './layers.ts';
 import { runPaced } from './paced.ts';
 import { SharedMemoryReclaimer } from '../cache/reclaim.ts';
 
@@ -64,8 +64,8 @@ export class AssetStore {
   private readonly inflight = new Map<string, Promise<Layers>>();
   private readonly recheckMs: number;
   private readonly reclaimer = new SharedMemoryReclaimer();
-  /** Level palettes being built (addPalette). */
-  private readonly palettes = new Set<Promise<void>>();
+  /** Level tables being built (addLevelTables). */
+  private readonly tables = new Set<Promise<void>>();
   /** Called when layers leave the cache (the gl backend drops its textures of them). */
   onEvict: ((key: string) => void) | null = null;
 
@@ -168,7 +168,7 @@ export class AssetStore {
       p = make()
         .then((l) => {
           this.layers.set(key, l);
-          this.addPalette(key, l);
+          this.addLevelTables(key, l);
           return l;
         })
         .finally(() => this.inflight.delete(key));
@@ -178,25 +178,26 @@ export class AssetStore {
   }
 
   /**
-   * The level's palette (layers.ts `withPalette`), built after the level is cached, paced on this
-   * thread, so a cold render never waits for it (renders meanwhile compute every pixel); then the
-   * cache counts the arena's growth (the new Layers object replaces the old without disposing it).
+   * The level's tables (layers.ts `withLevelTables`: its edge list and palette), built after the
+   * level is cached, paced on this thread, so a cold render never waits for them (renders meanwhile
+   * compute those pixels from the planes, to the same bytes); then the cache counts the arena's growth
+   * (the new Layers object replaces the old without disposing it).
    */
-  private addPalette(key: string, l: Layers): void {
-    if (!l.arena?.output || l.arena.paletteTried) return;
+  private addLevelTables(key: string, l: Layers): void {
+    if (!l.arena?.output || l.arena.tablesTried) return;
     // stopped between slices once the level left the cache
-    const built = runPaced(withPalette(l, () => this.layers.peek(key) === l))
+    const built = runPaced(withLevelTables(l, () => this.layers.peek(key) === l))
       .then((withIt) => {
         if (withIt !== l && this.layers.peek(key) === l) this.layers.set(key, withIt, { noDisposeOnSet: true });
       })
-      .catch((e: unknown) => this.opts.logger.warn({ key, err: e }, 'level palette not built; renders compute every pixel'))
-      .finally(() => this.palettes.delete(built));
-    this.palettes.add(built);
+      .catch((e: unknown) => this.opts.logger.warn({ key, err: e }, 'level tables not built; renders compute those pixels from the planes'))
+      .finally(() => this.tables.delete(built));
+    this.tables.add(built);
   }
 
-  /** Settles once the level palettes being built now are done (tests, benchmarks). */
-  async palettesBuilt(): Promise<void> {
-    while (this.palettes.size > 0) await Promise.all([...this.palettes]);
+  /** Settles once the level tables being built now are done (tests, benchmarks). */
+  async tablesBuilt(): Promise<void> {
+    while (this.tables.size > 0) await Promise.all([...this.tables]);
   }
 
   private level(set: AssetSetMeta, viewId: ViewId, footprint: number): Promise<Layers> {

@@ -81,13 +81,46 @@ export interface LayerArena {
    */
   output: Uint8Array | null;
   /**
-   * The level's palette (`withPalette`), added after the Layers are made (the asset store builds it
-   * in the background, so a cold render does not wait for it) when the arena has an output picture
+   * The level's palette (`withLevelTables`), added after the Layers are made (the asset store builds
+   * it in the background, so a cold render does not wait for it) when the arena has an output picture
    * and it pays; null: none (yet). Set once, never changed after.
    */
   palette: LevelPalette | null;
-  /** `withPalette` ran on this arena (whatever it found): never twice, as each try grows the arena. */
-  paletteTried: boolean;
+  /** The level's edge list (LevelEdges), added like the palette, before it; null: none (yet). Set once. */
+  edges: LevelEdges | null;
+  /** `withLevelTables` ran on this arena (whatever it found): never twice, as each try grows the arena. */
+  tablesTried: boolean;
+}
+
+/**
+ * A level's partly painted pixels (0 < paint < 255: the paint's edge, panel gaps, trim) with their
+ * inputs ready in single precision, in the level's arena: the kernel reads them in order, four at a
+ * time (wasm/kernel.ts `edgeQuad`), where it would otherwise fetch each from four scattered planes
+ * and compute it alone (about 45 ns a pixel on the development machine, a quarter of a baked 2400 px
+ * composite; docs/performance-renderer.md). The values are exactly those the kernel computes from
+ * the planes (`edgeInputs`), so a render gives the same bytes with or without the list.
+ */
+export interface LevelEdges {
+  /** Partly painted pixels (in the runs). */
+  count: number;
+  /**
+   * The list's offset in the arena: blocks of four entries, EDGE_BLOCK_BYTES each (wasm/kernel.ts
+   * EDGE_BLOCK: eight fields of four lanes); a row's last block is filled up with its last pixel
+   * again (computed twice, to the same bytes).
+   */
+  at: number;
+  /** Row y's blocks are [rowStart[y], rowStart[y + 1]) (height + 1 entries). */
+  rowStart: Int32Array;
+}
+
+/** Bytes of a block of four LevelEdges entries (wasm/kernel.ts EDGE_BLOCK). */
+export const EDGE_BLOCK_BYTES = 128;
+/** A level gets an edge list when its partly painted pixels are at most this share of its pixels (what the arena reserves room for). */
+export const EDGES_MAX_SHARE = 0.25;
+
+/** Bytes of an edge list of `entries` partly painted pixels over `height` rows at most. */
+function edgesBytes(entries: number, height: number): number {
+  return (Math.ceil(entries / 4) + height) * EDGE_BLOCK_BYTES + (height + 1) * 4 + 2 * 64;
 }
 
 /**
@@ -164,8 +197,8 @@ export function allocPlanes(
   const withOutput = has.output ?? has.shadowedBase !== false;
   const oOutput = withOutput ? at(n * 3) : -1;
   const pages = Math.ceil(end / WASM_PAGE);
-  // with the output picture the arena may grow once, by its palette (reserved address space only)
-  const room = withOutput ? Math.ceil(paletteBytes(Math.ceil((n * PALETTE_MAX_SHARE) / 4) * 4, n, height) / WASM_PAGE) + 1 : 0;
+  // with the output picture the arena may grow by its edge list and palette (reserved address space only)
+  const room = withOutput ? Math.ceil((edgesBytes(Math.floor(n * EDGES_MAX_SHARE), height) + paletteBytes(Math.ceil((n * PALETTE_MAX_SHARE) / 4) * 4, n, height)) / WASM_PAGE) + 2 : 0;
   const memory = new WebAssembly.Memory({ initial: pages, maximum: pages + room, shared: true });
   const buf = memory.buffer;
   return {
@@ -176,7 +209,7 @@ export function allocPlanes(
     shadow: oShadow >= 0 ? new Uint8Array(buf, oShadow, n) : null,
     coverage: oCoverage >= 0 ? new Uint8Array(buf, oCoverage, n) : null,
     ...(oShadowedBase >= 0 ? { shadowedBase: new Uint8Array(buf, oShadowedBase, n * 3) } : {}),
-    arena: { memory, id: nextArenaId++, key, scratch: ARENA_HEADER_BYTES, slotBytes, output: oOutput >= 0 ? new Uint8Array(buf, oOutput, n * 3) : null, palette: null, paletteTried: false },
+    arena: { memory, id: nextArenaId++, key, scratch: ARENA_HEADER_BYTES, slotBytes, output: oOutput >= 0 ? new Uint8Array(buf, oOutput, n * 3) : null, palette: null, edges: null, tablesTried: false },
   };
 }
 
@@ -427,6 +460,77 @@ function* levelPalette(
   return p;
 }
 
+/** The f32 constants of wasm/kernel.ts (`<f32>INV16`, `<f32>INV8`). */
+const INV16_F32 = Math.fround(1 / 65535);
+const INV8_F32 = Math.fround(1 / 255);
+
+/**
+ * The level's edge list (LevelEdges), placed at the end of `arena` (grown for it), or null where it
+ * has none or too many (EDGES_MAX_SHARE). Each value is the kernel's (`edgeInputs`): an integer
+ * times a single-precision constant is exact in double precision (at most 16 + 24 bits), and so is 1
+ * minus such a product, so rounding it once to single precision (a Float32Array store) gives the
+ * single-precision operation's result; the linear base is the kernel's table value rounded the same way.
+ */
+function* levelEdges(arena: LayerArena, l: Layers, runs: ActiveRuns, wanted: () => boolean): Sliced<LevelEdges | null> {
+  const { width, height, paint, diffuse, specular, base, shadow } = l;
+  const { rowStart: rs, xs } = runs;
+  const isEdge = (m: number) => m !== 0 && m !== 255;
+  let count = 0;
+  let blocks = 0;
+  for (let y = 0; y < height; y++) {
+    if ((y & 63) === 63) yield;
+    let c = 0;
+    for (let r = rs[y]!; r < rs[y + 1]!; r++) {
+      for (let i = y * width + xs[2 * r]!, end = y * width + xs[2 * r + 1]!; i < end; i++) if (isEdge(paint[i]!)) c++;
+    }
+    count += c;
+    blocks += Math.ceil(c / 4);
+  }
+  if (count === 0 || count > Math.floor(width * height * EDGES_MAX_SHARE)) return null;
+  const align = (x: number) => Math.ceil(x / 64) * 64;
+  const at = align(arena.memory.buffer.byteLength);
+  const oRows = align(at + blocks * EDGE_BLOCK_BYTES);
+  const pages = Math.ceil((oRows + (height + 1) * 4 - arena.memory.buffer.byteLength) / WASM_PAGE);
+  if (pages > 0) arena.memory.grow(pages);
+  const buf = arena.memory.buffer;
+  const pos = new Uint32Array(buf, at, blocks * 32);
+  const f = new Float32Array(buf, at, blocks * 32);
+  const rowStart = new Int32Array(buf, oRows, height + 1);
+  let k = 0; // entries written (blocks × 4 at each row's end)
+  for (let y = 0; y < height; y++) {
+    if ((y & 31) === 31) {
+      yield;
+      if (!wanted()) return null; // the level left the cache meanwhile
+    }
+    rowStart[y] = k / 4;
+    let last = -1;
+    const put = (i: number) => {
+      // lane k % 4 of block k / 4: field j at 4 j (32-bit words)
+      const o = (k >> 2) * 32 + (k & 3);
+      pos[o] = i;
+      f[o + 4] = diffuse[i]! * INV16_F32;
+      f[o + 8] = specular[i]! * INV16_F32;
+      f[o + 12] = paint[i]! * INV8_F32;
+      f[o + 16] = SRGB8_TO_LINEAR[base[i * 3]!]!;
+      f[o + 20] = SRGB8_TO_LINEAR[base[i * 3 + 1]!]!;
+      f[o + 24] = SRGB8_TO_LINEAR[base[i * 3 + 2]!]!;
+      const s8 = shadow === null ? 0 : shadow[i]!;
+      f[o + 28] = s8 === 0 ? 1 : 1 - Math.fround(s8 * INV8_F32);
+      k++;
+    };
+    for (let r = rs[y]!; r < rs[y + 1]!; r++) {
+      for (let i = y * width + xs[2 * r]!, end = y * width + xs[2 * r + 1]!; i < end; i++) {
+        if (!isEdge(paint[i]!)) continue;
+        put(i);
+        last = i;
+      }
+    }
+    while ((k & 3) !== 0) put(last);
+  }
+  rowStart[height] = k / 4;
+  return { count, at, rowStart };
+}
+
 /**
  * `src` into `dst` from offset 0, 256 KB at a time: a fresh arena's pages are touched (and faulted
  * in) for the first time by these copies, about as slow as the pixel loops, so they are sliced too.
@@ -460,22 +564,23 @@ function* fillShadowedBase(out: Uint8Array, base: Uint8Array, shadow: Uint8Array
  * is false, where there is none and the runs cover paint and shadow, as the kernels then need.
  */
 export function makeLayers(key: string, l: Omit<Layers, 'bytes' | 'key' | 'runs' | 'level'>, opts: { shadowedBase?: boolean } = {}): Layers {
-  return runNow(withPalette(runNow(layersOf(key, l, opts))));
+  return runNow(withLevelTables(runNow(layersOf(key, l, opts))));
 }
 
 /**
- * `l` with its level palette (LevelPalette) in its arena, where it has an output picture and the
- * palette pays: a new Layers object whose `bytes` count it (the arena grew by it, also where the
- * palette turned out not to pay, or `wanted` said stop between slices); `l` itself where none was
- * tried. The arena's `palette` is set (shared by every Layers object of the arena).
+ * `l` with its level tables in its arena, where it has an output picture: its edge list
+ * (LevelEdges), then its palette (LevelPalette) where that pays. A new Layers object whose `bytes`
+ * count them (the arena grew by them, also where the palette turned out not to pay, or `wanted` said
+ * stop between slices); `l` itself where none was tried. The arena's `edges`, then `palette`, are
+ * set as each is done (shared by every Layers object of the arena).
  */
-export function* withPalette(l: Layers, wanted: () => boolean = () => true): Sliced<Layers> {
+export function* withLevelTables(l: Layers, wanted: () => boolean = () => true): Sliced<Layers> {
   const arena = l.arena;
-  if (!arena?.output || arena.paletteTried || !l.runs) return l;
-  arena.paletteTried = true;
-  const palette = yield* levelPalette(arena, l.width, l.height, l.paint, l.diffuse, l.specular, l.runs, wanted);
+  if (!arena?.output || arena.tablesTried || !l.runs) return l;
+  arena.tablesTried = true;
+  arena.edges = yield* levelEdges(arena, l, l.runs, wanted);
+  if (wanted()) arena.palette = yield* levelPalette(arena, l.width, l.height, l.paint, l.diffuse, l.specular, l.runs, wanted);
   const bytes = arena.memory.buffer.byteLength + l.runs.rowStart.byteLength + l.runs.xs.byteLength;
-  arena.palette = palette;
   return bytes === l.bytes ? l : { ...l, bytes };
 }
 

@@ -15,7 +15,7 @@ export const ENCODER = {
 } as const;
 
 /** Changes whenever the settings above (or the compositing) change, so ETags change with the bytes. */
-export const ENCODER_TAG = 'enc6'; // enc6: level palettes (the cpu kernel's fully painted pixels short of a quad in single precision too)
+export const ENCODER_TAG = 'enc7'; // enc7: the cpu kernel's partly painted pixels in single precision too (level edge lists)
 
 export interface Encoded {
   bytes: Buffer;

@@ -116,7 +116,7 @@ async function main() {
         const base = { assetSet: SET, view: VIEW, shadow: true, plate: 'B MW 1234', format, width };
         // warm: layers at this width (and their palette, built after them), plate raster, code paths
         await it.service.render({ ...base, color: nextColour() });
-        await it.store.palettesBuilt();
+        await it.store.tablesBuilt();
         // the floor: the finished output picture (already at its exact size), encoded alone
         const ctx: RenderContext = { req: { ...base, color: '#C41E3A' }, set, view, deadline: { at: Infinity }, timings: {} };
         await runPipeline(ctx, { store: it.store, backend: it.backend }, STEPS.slice(0, 3));
@@ -242,7 +242,7 @@ async function coldLevels(dir: string, logger: ReturnType<typeof createLogger>) 
     parts.push(`${width} px ${f1(ms)} ms (longest event-loop delay ${f1(h.max / 1e6)} ms)`);
   }
   const t0 = performance.now();
-  await store.palettesBuilt();
+  await store.tablesBuilt();
   const pal = (await Promise.all([2400, 1600, 800, 400].map((w) => store.levelFor(set, VIEW, w)))).map((l) => `${l.width} px ${l.arena?.palette ? `${l.arena.palette.size} lightings` : 'none'}`);
   console.log(`cold levels, each from the cached one above it: ${parts.join(', ')}; their palettes (built afterwards, paced) done ${f1(performance.now() - t0)} ms later: ${pal.join(', ')}; load ${load()}`);
 }
@@ -263,7 +263,7 @@ async function cpuKernelTiming(it: RendererInternals, set: Awaited<ReturnType<Re
     timings: {},
   };
   await runPipeline(ctx, { store: it.store, backend: it.backend }, STEPS.slice(0, 2));
-  await it.store.palettesBuilt(); // the palette is the arena's, so these layers have it too
+  await it.store.tablesBuilt(); // the palette is the arena's, so these layers have it too
   const layers = ctx.layers!;
   const wasm = new WasmKernel();
   const a = new Uint8Array(layers.width * layers.height * 3);

@@ -152,7 +152,7 @@ describe('cpu backend, level palettes', function () {
     // built after the level, in the background (a small one may be done at once, in its first slice)
     let l = await store.levelFor(set8, 'front_left', 480);
     const bytesBefore = l.bytes;
-    await store.palettesBuilt();
+    await store.tablesBuilt();
     l = await store.levelFor(set8, 'front_left', 480);
     expect(l.arena!.palette, '8-bit light at full size: a palette').to.not.equal(null);
     expectPaletteOf(l);
@@ -162,8 +162,8 @@ describe('cpu backend, level palettes', function () {
     // 16-bit light (the other test set): distinct nearly everywhere, no palette
     const set16 = await store.getSet(TEST_SET);
     const l16 = await store.levelFor(set16, 'front_left', 480);
-    await store.palettesBuilt();
-    expect(l16.arena!.paletteTried, 'tried').to.equal(true);
+    await store.tablesBuilt();
+    expect(l16.arena!.tablesTried, 'tried').to.equal(true);
     expect(l16.arena!.palette).to.equal(null);
     // the room its index took stays, counted
     expect((await store.levelFor(set16, 'front_left', 480)).bytes).to.be.above(l16.bytes);
@@ -206,13 +206,13 @@ describe('cpu backend, level palettes', function () {
             ['#FFD400', false, 'XY-98 ÄÖ'],
           ] as const) {
             const job = await compositeJob(store, cpu, set, { view, color, shadow, plate, transparent: false, width: 480 });
-            await store.palettesBuilt();
+            await store.tablesBuilt();
             const ref = new Uint8Array(job.layers.width * job.layers.height * 3);
             compositeKernel({ ...kernelInput(job, ref), runs: null, shadowedBase: null });
             const img = await cpu.composite(job);
             expect(img.data).to.equal(job.layers.arena!.output);
             expectKernelMatch(img.data, ref, job.layers.paint, 3, `${view} ${color} shadow ${shadow} plate ${plate}, inline ${inlineMaxPixels > 0}`);
-            const withPalette = Buffer.from(img.data);
+            const withLevelTables = Buffer.from(img.data);
             cpu.release(img);
             n++;
             // the same request without the palette (not built yet, or its colour slots all held):
@@ -222,7 +222,7 @@ describe('cpu backend, level palettes', function () {
             arena.palette = null;
             try {
               const plain = await cpu.composite(job);
-              expect(Buffer.compare(Buffer.from(plain.data), withPalette), `${view} ${color} without the palette`).to.equal(0);
+              expect(Buffer.compare(Buffer.from(plain.data), withLevelTables), `${view} ${color} without the palette`).to.equal(0);
               cpu.release(plain);
             } finally {
               arena.palette = palette;
@@ -253,7 +253,7 @@ describe('cpu backend, level palettes', function () {
     const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
     const set = await store.getSet(TEST_SET8);
     const src = await store.levelFor(set, 'front_left', 480);
-    await store.palettesBuilt();
+    await store.tablesBuilt();
     // the same level with a shadow over part of the paint (the set's shadow lies beside it)
     const planes = allocPlanes('shaded-paint', src.width, src.height, { shadow: true, coverage: false, shadowedBase: false, output: true });
     planes.base.set(src.base);

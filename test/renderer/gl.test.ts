@@ -109,7 +109,7 @@ describe('gl backend (headless-gl + three.js, WebGL 2)', function () {
           [true, 'XY-98 ÄÖ'],
         ] as const) {
           const job = await compositeJob(store, cpu, set, { view, color, shadow, plate, transparent: false, width: 480 });
-          await store.palettesBuilt();
+          await store.tablesBuilt();
           const ci = await cpu.composite(job);
           const gi = await gl!.composite(job);
           const p = psnr(rgb(ci), rgb(gi));

@@ -119,6 +119,7 @@ export function kernelInput(job: CompositeJob, out: Uint8Array): KernelInput {
     plate: plate && !transparent ? { ...plate, overlay: plateOverlay(l.base, l.width, plate) } : plate,
     out,
     outInArena: !transparent && out === l.arena?.output,
+    edges: transparent ? null : (l.arena?.edges ?? null),
   };
 }
 

@@ -1,6 +1,6 @@
 import { LUMA, SRGB8_TO_LINEAR } from '../../color/srgb.ts';
 import { PLATE_WHITE_LINEAR, SHOULDER_KNEE } from '../backend.ts';
-import type { ActiveRuns, LayerArena, PlaneSet } from '../../assets/layers.ts';
+import type { ActiveRuns, LayerArena, LevelEdges, PlaneSet } from '../../assets/layers.ts';
 import { SHADED, encodeSrgb8 } from '../../color/srgb8.ts';
 
 /** The layers' planes; `shadow` and `coverage` null where the render does not use them. */
@@ -48,6 +48,12 @@ export interface KernelInput extends PlaneSet {
    * absent: none, every pixel computed.
    */
   paletteAt?: number;
+  /**
+   * The level's edge list (layers.ts LevelEdges) as it stood when the composite started (so every
+   * band agrees): the wasm kernel takes partly painted pixels' inputs from it, opaque rows only.
+   * null or absent: from the planes.
+   */
+  edges?: LevelEdges | null;
   /**
    * Opaque rows only: `out` already holds this render's start picture (the base, or the shadowed base
    * with the shadow) outside the runs, except in `box` (the plate box of the render it last held),

@@ -31,7 +31,10 @@ interface Exports {
   SCRATCH: WasmGlobal;
   HEADER: WasmGlobal;
   setup(tr: number, tg: number, tb: number, nr: number, ng: number, nb: number, gain: number, floor: number): void;
-  opaqueSpan(n: number, pm: number, ps: number, pd: number, pq: number, src: number, pb: number, rgb: number, preShadowed: number, pal: number, pi: number): void;
+  opaqueSpan(
+    n: number, pm: number, ps: number, pd: number, pq: number, src: number, pb: number, rgb: number, preShadowed: number,
+    pal: number, pi: number, ed: number, e0: number, e1: number, i0: number,
+  ): void;
   paletteColours(n: number, pd: number, pq: number, out: number): void;
   transparentSpan(n: number, pc: number, pm: number, ps: number, pd: number, pq: number, rgb: number, out: number, gr: number, gg: number, gb: number): void;
 }
@@ -268,6 +271,10 @@ export class WasmKernel {
     const pal = palette === null ? 0 : k.paletteAt!;
     const palIndex = palette === null ? 0 : palette.index.byteOffset;
     const palRows = palette === null ? null : palette.rowStart;
+    // the level's edge list (its partly painted pixels' inputs, read in order): on the planes in place
+    const edges = direct ? (k.edges ?? null) : null;
+    const ed = edges === null ? 0 : edges.at;
+    const edRows = edges === null ? null : edges.rowStart;
     if (k.primed !== null) restoreBox(out, start, width, k.primed.box, y0, y1);
     let done = y0 * width;
     const copyStart = (to: number) => {
@@ -306,6 +313,10 @@ export class WasmKernel {
             preShadowed,
             pal,
             pal === 0 ? 0 : palIndex + palRows![y]! * 4,
+            ed,
+            edges === null ? 0 : edRows![y]!,
+            edges === null ? 0 : edRows![y + 1]!,
+            i0,
           );
           if (!inPlace) out.set(mem8.subarray(dst, dst + n * 3), i0 * 3);
         } else {
@@ -315,7 +326,7 @@ export class WasmKernel {
           mem16.set(specular.subarray(i0, i1), pq >> 1);
           mem8.set(start.subarray(i0 * 3, i1 * 3), rgb);
           if (preShadowed) mem8.set(base.subarray(i0 * 3, i1 * 3), bs);
-          x.opaqueSpan(n, pm, ps, pd, pq, rgb, preShadowed ? bs : rgb, rgb, preShadowed, 0, 0);
+          x.opaqueSpan(n, pm, ps, pd, pq, rgb, preShadowed ? bs : rgb, rgb, preShadowed, 0, 0, 0, 0, 0, 0);
           out.set(mem8.subarray(rgb, rgb + n * 3), i0 * 3);
         }
         done = i1;

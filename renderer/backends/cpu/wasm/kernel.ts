@@ -1,11 +1,12 @@
 // AssemblyScript (not the project's TypeScript): the cpu backend's compositing kernel for the opaque
 // (studio backdrop) rows, compiled to kernel.wasm by `npm run build:kernel`. The same formula as
-// ../kernel.ts (the reference implementation, docs/asset-format.md "Compositing") in the same f64
-// arithmetic, so both give the same bytes, except for fully painted pixels (`paintedQuad` four at a
-// time, `paintedOne`, the level palette's colours), in single precision like the gl backend's
-// shader, which may be a code off where a value lies within f32 rounding of a threshold; the tables
-// (sRGB decode, exact encode, shadowed backdrop) are the JavaScript ones, copied into this module's
-// memory by wasm-kernel.ts.
+// ../kernel.ts (the reference implementation, docs/asset-format.md "Compositing"); on opaque rows
+// every painted pixel is computed in single precision like the gl backend's shader (fully painted:
+// `paintedQuad` four at a time, `paintedOne`, the level palette's colours; partly painted: `edgeQuad`
+// from the level's edge list, `edgeOne`), which may be a code off the reference's f64 where a value
+// lies within f32 rounding of a threshold; the transparent rows are the reference's f64 exactly. The
+// tables (sRGB decode, exact encode, shadowed backdrop) are the JavaScript ones, copied into this
+// module's memory by wasm-kernel.ts.
 //
 // Memory (imported, shared: asconfig.json): [0, THR32 + 1 KB) and [LO16, HEADER) the tables, written by wasm-kernel.ts at
 // instantiation; the module has no data segments and no shadow stack, and its static data (none
@@ -224,6 +225,160 @@ let ur: f64 = 0, ug: f64 = 0, ub: f64 = 0;
 }
 
 /**
+ * A level's edge list (layers.ts `LevelEdges`) is in blocks of four entries, EDGE_BLOCK bytes each:
+ * eight fields of four lanes (16 bytes) one after the other: the pixels (u32), then their inputs in
+ * single precision as `edgeInputs` computes them from the planes (f32): diffuse, specular, paint
+ * coverage, the base's linear R, G, B, and the shadow's factor (1 where none). One block is one
+ * quad's loads, and a row's blocks are one run of memory (a layout per field would have the
+ * kernel wait on eight short streams each row).
+ */
+const EDGE_BLOCK: usize = 128;
+
+// a partly painted pixel's inputs, in these globals (edgeInputs, or an edge list entry)
+let eD: f32 = 0, eS: f32 = 0, eM: f32 = 0, eR: f32 = 0, eG: f32 = 0, eB: f32 = 0, eSh: f32 = 1;
+
+/** Pixel `i`'s edge inputs from the planes, as layers.ts `levelEdges` stores them (the same f32 values: see there). */
+// @ts-ignore: decorator
+@inline function edgeInputs(i: usize, m8: u32, ps: usize, pd: usize, pq: usize, bi: usize): void {
+  eD = <f32>load<u16>(pd + (i << 1)) * <f32>INV16;
+  eS = <f32>load<u16>(pq + (i << 1)) * <f32>INV16;
+  eM = <f32>m8 * <f32>INV8;
+  eR = <f32>lin(<u32>load<u8>(bi));
+  eG = <f32>lin(<u32>load<u8>(bi + 1));
+  eB = <f32>lin(<u32>load<u8>(bi + 2));
+  eSh = 1;
+  if (ps != 0) {
+    const s8 = <u32>load<u8>(ps + i);
+    if (s8 != 0) eSh = <f32>1.0 - <f32>s8 * <f32>INV8;
+  }
+}
+
+/**
+ * A partly painted pixel (the paint's edge) from its inputs (eD … eSh) in single precision, like the
+ * gl backend's shader: the paint colour (`paintedQuad`'s), the base without its neutral paint under
+ * it, the shadow when `shade`. A lane of `edgeQuad`, operation for operation (f32x4.pmin/pmax
+ * written as their definitions), so an edge pixel gets the same bytes from the list or the planes.
+ */
+// @ts-ignore: decorator
+@inline function edgeOne(shade: bool, o: usize): void {
+  const D = eD;
+  const S = eS;
+  const m = eM;
+  const t = S - <f32>floor;
+  const Sc: f32 = t < 0 ? 0 : t;
+  const Dc = <f32>gain * D;
+  let r = <f32>tr * Dc + Sc;
+  let g = <f32>tg * Dc + Sc;
+  let b = <f32>tb * Dc + Sc;
+  const m1 = r < g ? g : r;
+  const mx = m1 < b ? b : m1;
+  const kk = <f32>K;
+  if (mx > kk) {
+    const x = (mx - kk) * <f32>INV_1K;
+    const f = (kk + (<f32>(1.0 - K) * x) / (<f32>1.0 + x)) / mx;
+    r *= f;
+    g *= f;
+    b *= f;
+  }
+  const rest = <f32>1.0 - m;
+  let ur = eR - m * (<f32>nr * D + S);
+  let ug = eG - m * (<f32>ng * D + S);
+  let ub = eB - m * (<f32>nb * D + S);
+  ur = ur < 0 ? 0 : ur;
+  ug = ug < 0 ? 0 : ug;
+  ub = ub < 0 ? 0 : ub;
+  ur = rest < ur ? rest : ur;
+  ug = rest < ug ? rest : ug;
+  ub = rest < ub ? rest : ub;
+  r = ur + m * r;
+  g = ug + m * g;
+  b = ub + m * b;
+  if (shade) {
+    r *= eSh;
+    g *= eSh;
+    b *= eSh;
+  }
+  r = r < 0 ? 0 : r;
+  g = g < 0 ? 0 : g;
+  b = b < 0 ? 0 : b;
+  r = <f32>1.0 < r ? <f32>1.0 : r;
+  g = <f32>1.0 < g ? <f32>1.0 : g;
+  b = <f32>1.0 < b ? <f32>1.0 : b;
+  const kr = <i32>(r * <f32>65536.0);
+  const kg = <i32>(g * <f32>65536.0);
+  const kb = <i32>(b * <f32>65536.0);
+  store<u8>(o, enc32(r, kr < 65535 ? kr : 65535));
+  store<u8>(o + 1, enc32(g, kg < 65535 ? kg : 65535));
+  store<u8>(o + 2, enc32(b, kb < 65535 ? kb : 65535));
+}
+
+/** The four entries of the edge list block at `at` in f32x4, each written at `o0` + 3 × its pixel. */
+// @ts-ignore: decorator
+@inline function edgeQuad(at: usize, shade: bool, o0: usize): void {
+  const D = v128.load(at, 16);
+  const S = v128.load(at, 32);
+  const m = v128.load(at, 48);
+  const zero = f32x4.splat(0);
+  const one = f32x4.splat(1.0);
+  const Sc = f32x4.pmax(f32x4.sub(S, f32x4.splat(<f32>floor)), zero);
+  const Dc = f32x4.mul(f32x4.splat(<f32>gain), D);
+  let r = f32x4.add(f32x4.mul(f32x4.splat(<f32>tr), Dc), Sc);
+  let g = f32x4.add(f32x4.mul(f32x4.splat(<f32>tg), Dc), Sc);
+  let b = f32x4.add(f32x4.mul(f32x4.splat(<f32>tb), Dc), Sc);
+  const mx = f32x4.pmax(f32x4.pmax(r, g), b);
+  const kk = f32x4.splat(<f32>K);
+  const over = f32x4.gt(mx, kk);
+  if (v128.any_true(over)) {
+    const x = f32x4.mul(f32x4.sub(mx, kk), f32x4.splat(<f32>INV_1K));
+    const sf = f32x4.div(f32x4.add(kk, f32x4.div(f32x4.mul(f32x4.splat(<f32>(1.0 - K)), x), f32x4.add(one, x))), mx);
+    r = v128.bitselect(f32x4.mul(r, sf), r, over);
+    g = v128.bitselect(f32x4.mul(g, sf), g, over);
+    b = v128.bitselect(f32x4.mul(b, sf), b, over);
+  }
+  const rest = f32x4.sub(one, m);
+  let ur = f32x4.sub(v128.load(at, 64), f32x4.mul(m, f32x4.add(f32x4.mul(f32x4.splat(<f32>nr), D), S)));
+  let ug = f32x4.sub(v128.load(at, 80), f32x4.mul(m, f32x4.add(f32x4.mul(f32x4.splat(<f32>ng), D), S)));
+  let ub = f32x4.sub(v128.load(at, 96), f32x4.mul(m, f32x4.add(f32x4.mul(f32x4.splat(<f32>nb), D), S)));
+  ur = f32x4.pmin(f32x4.pmax(ur, zero), rest);
+  ug = f32x4.pmin(f32x4.pmax(ug, zero), rest);
+  ub = f32x4.pmin(f32x4.pmax(ub, zero), rest);
+  r = f32x4.add(ur, f32x4.mul(m, r));
+  g = f32x4.add(ug, f32x4.mul(m, g));
+  b = f32x4.add(ub, f32x4.mul(m, b));
+  if (shade) {
+    const sh = v128.load(at, 112);
+    r = f32x4.mul(r, sh);
+    g = f32x4.mul(g, sh);
+    b = f32x4.mul(b, sh);
+  }
+  r = f32x4.pmin(f32x4.pmax(r, zero), one);
+  g = f32x4.pmin(f32x4.pmax(g, zero), one);
+  b = f32x4.pmin(f32x4.pmax(b, zero), one);
+  const nb16 = f32x4.splat(65536.0);
+  const last = i32x4.splat(65535);
+  const kr = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(r, nb16)), last);
+  const kg = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(g, nb16)), last);
+  const kb = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(b, nb16)), last);
+  const pos = v128.load(at);
+  let o = o0 + <usize>i32x4.extract_lane(pos, 0) * 3;
+  store<u8>(o, enc32(f32x4.extract_lane(r, 0), i32x4.extract_lane(kr, 0)));
+  store<u8>(o + 1, enc32(f32x4.extract_lane(g, 0), i32x4.extract_lane(kg, 0)));
+  store<u8>(o + 2, enc32(f32x4.extract_lane(b, 0), i32x4.extract_lane(kb, 0)));
+  o = o0 + <usize>i32x4.extract_lane(pos, 1) * 3;
+  store<u8>(o, enc32(f32x4.extract_lane(r, 1), i32x4.extract_lane(kr, 1)));
+  store<u8>(o + 1, enc32(f32x4.extract_lane(g, 1), i32x4.extract_lane(kg, 1)));
+  store<u8>(o + 2, enc32(f32x4.extract_lane(b, 1), i32x4.extract_lane(kb, 1)));
+  o = o0 + <usize>i32x4.extract_lane(pos, 2) * 3;
+  store<u8>(o, enc32(f32x4.extract_lane(r, 2), i32x4.extract_lane(kr, 2)));
+  store<u8>(o + 1, enc32(f32x4.extract_lane(g, 2), i32x4.extract_lane(kg, 2)));
+  store<u8>(o + 2, enc32(f32x4.extract_lane(b, 2), i32x4.extract_lane(kb, 2)));
+  o = o0 + <usize>i32x4.extract_lane(pos, 3) * 3;
+  store<u8>(o, enc32(f32x4.extract_lane(r, 3), i32x4.extract_lane(kr, 3)));
+  store<u8>(o + 1, enc32(f32x4.extract_lane(g, 3), i32x4.extract_lane(kg, 3)));
+  store<u8>(o + 2, enc32(f32x4.extract_lane(b, 3), i32x4.extract_lane(kb, 3)));
+}
+
+/**
  * The fully painted colour of `n` (a multiple of 4) lightings, diffuse and specular (u16) at `pd`,
  * `pq`: RGB (3 bytes each) at `out`, as `paintedQuad` computes them without shadow, so a pixel given
  * its lighting's colour gets the bytes it would have got (layers.ts `LevelPalette`).
@@ -259,10 +414,12 @@ export function paletteColours(n: i32, pd: usize, pq: usize, out: usize): void {
  * already applied (layers.ts `shadowedBase`), so unpainted pixels are done; 0: the start is the base.
  * `pal` (0: none): the level's palette colours (`paletteColours`), and at `pi` the palette index (u32)
  * of each fully painted pixel of the span in order: such a pixel without shadow takes its colour from
- * there instead of computing it.
+ * there instead of computing it. `ed` (0: none): the level's edge list (layers.ts LevelEdges), the
+ * span's row's blocks [e0, e1), the span starting at the level's pixel `i0`: its partly painted pixels
+ * are written from there after the rest (the same bytes as from the planes).
  * ../kernel.ts `opaqueRows`, pixel for pixel, without the plate.
  */
-export function opaqueSpan(n: i32, pm: usize, ps: usize, pd: usize, pq: usize, src: usize, pb: usize, rgb: usize, preShadowed: i32, pal: usize, pi: usize): void {
+export function opaqueSpan(n: i32, pm: usize, ps: usize, pd: usize, pq: usize, src: usize, pb: usize, rgb: usize, preShadowed: i32, pal: usize, pi: usize, ed: usize, e0: i32, e1: i32, i0: i32): void {
   if (src != rgb) memory.copy(rgb, src, <usize>n * 3);
   const hasShadow = ps != 0;
   const shadeIdle = hasShadow && preShadowed == 0;
@@ -306,27 +463,15 @@ export function opaqueSpan(n: i32, pm: usize, ps: usize, pd: usize, pq: usize, s
       }
       continue;
     }
-    const D = <f64>load<u16>(pd + (<usize>i << 1)) * INV16;
-    const S = <f64>load<u16>(pq + (<usize>i << 1)) * INV16;
-    paintColour(D, S);
-    // partly painted (the paint's edge): the base without its neutral paint under the colour, in f64
-    const m = <f64>m8 * INV8;
-    underPaint(pb + <usize>i * 3, m, D, S);
-    let r = ur + m * cr;
-    let g = ug + m * cg;
-    let b = ub + m * cb;
-    if (hasShadow) {
-      const s8 = <u32>load<u8>(ps + i);
-      if (s8 != 0) {
-        const f = 1.0 - <f64>s8 * INV8;
-        r *= f;
-        g *= f;
-        b *= f;
-      }
-    }
-    store<u8>(o, enc(r));
-    store<u8>(o + 1, enc(g));
-    store<u8>(o + 2, enc(b));
+    // partly painted (the paint's edge): from the level's edge list after the loop where it has one
+    if (ed != 0) continue;
+    edgeInputs(<usize>i, m8, ps, pd, pq, pb + <usize>i * 3);
+    edgeOne(hasShadow, o);
+  }
+  if (ed != 0) {
+    // the span's edge pixels, a block of four at a time, read in order (no plane touched)
+    const o0 = rgb - <usize>i0 * 3; // wraps like the pixel offsets it is added to
+    for (let j = e0; j < e1; j++) edgeQuad(ed + <usize>j * EDGE_BLOCK, hasShadow, o0);
   }
 }
 
