@@ -88,6 +88,8 @@ export interface LayerArena {
   palette: LevelPalette | null;
   /** The level's edge list (LevelEdges), added like the palette, before it; null: none (yet). Set once. */
   edges: LevelEdges | null;
+  /** The level's fully painted runs (FullRuns), added after its edge list, only with one; null: none (yet). Set once. */
+  fullRuns: FullRuns | null;
   /** `withLevelTables` ran on this arena (whatever it found): never twice, as each try grows the arena. */
   tablesTried: boolean;
 }
@@ -111,6 +113,27 @@ export interface LevelEdges {
   at: number;
   /** Row y's blocks are [rowStart[y], rowStart[y + 1]) (height + 1 entries). */
   rowStart: Int32Array;
+}
+
+/**
+ * A level's runs of fully painted pixels (paint 255), in its arena: with its edge list, everything a
+ * render changes in the runs of the layers (with the shadowed base as the start), so the kernel writes
+ * these runs and the edge list's pixels and never walks the paint plane (wasm/kernel.ts `paintedRun`).
+ */
+export interface FullRuns {
+  /** Runs. */
+  count: number;
+  /** The runs' offset in the arena: a pair of u32 each, the first pixel, and the length with bit 31 set where any of its pixels has shadow. */
+  at: number;
+  /** Row y's runs are [rowStart[y], rowStart[y + 1]) (height + 1 entries). */
+  rowStart: Int32Array;
+}
+
+/** A level gets its fully painted runs when they are at most this share of its pixels (what the arena reserves room for). */
+export const FULL_RUNS_MAX_SHARE = 1 / 4;
+
+function fullRunsBytes(runs: number, height: number): number {
+  return runs * 8 + (height + 1) * 4 + 2 * 64;
 }
 
 /** Bytes of a block of four LevelEdges entries (wasm/kernel.ts EDGE_BLOCK). */
@@ -198,7 +221,7 @@ export function allocPlanes(
   const oOutput = withOutput ? at(n * 3) : -1;
   const pages = Math.ceil(end / WASM_PAGE);
   // with the output picture the arena may grow by its edge list and palette (reserved address space only)
-  const room = withOutput ? Math.ceil((edgesBytes(Math.floor(n * EDGES_MAX_SHARE), height) + paletteBytes(Math.ceil((n * PALETTE_MAX_SHARE) / 4) * 4, n, height)) / WASM_PAGE) + 2 : 0;
+  const room = withOutput ? Math.ceil((edgesBytes(Math.floor(n * EDGES_MAX_SHARE), height) + fullRunsBytes(Math.floor(n * FULL_RUNS_MAX_SHARE), height) + paletteBytes(Math.ceil((n * PALETTE_MAX_SHARE) / 4) * 4, n, height)) / WASM_PAGE) + 2 : 0;
   const memory = new WebAssembly.Memory({ initial: pages, maximum: pages + room, shared: true });
   const buf = memory.buffer;
   return {
@@ -209,7 +232,7 @@ export function allocPlanes(
     shadow: oShadow >= 0 ? new Uint8Array(buf, oShadow, n) : null,
     coverage: oCoverage >= 0 ? new Uint8Array(buf, oCoverage, n) : null,
     ...(oShadowedBase >= 0 ? { shadowedBase: new Uint8Array(buf, oShadowedBase, n * 3) } : {}),
-    arena: { memory, id: nextArenaId++, key, scratch: ARENA_HEADER_BYTES, slotBytes, output: oOutput >= 0 ? new Uint8Array(buf, oOutput, n * 3) : null, palette: null, edges: null, tablesTried: false },
+    arena: { memory, id: nextArenaId++, key, scratch: ARENA_HEADER_BYTES, slotBytes, output: oOutput >= 0 ? new Uint8Array(buf, oOutput, n * 3) : null, palette: null, edges: null, fullRuns: null, tablesTried: false },
   };
 }
 
@@ -486,7 +509,7 @@ function* levelEdges(arena: LayerArena, l: Layers, runs: ActiveRuns, wanted: () 
     count += c;
     blocks += Math.ceil(c / 4);
   }
-  if (count === 0 || count > Math.floor(width * height * EDGES_MAX_SHARE)) return null;
+  if (count > Math.floor(width * height * EDGES_MAX_SHARE)) return null;
   const align = (x: number) => Math.ceil(x / 64) * 64;
   const at = align(arena.memory.buffer.byteLength);
   const oRows = align(at + blocks * EDGE_BLOCK_BYTES);
@@ -531,6 +554,48 @@ function* levelEdges(arena: LayerArena, l: Layers, runs: ActiveRuns, wanted: () 
   return { count, at, rowStart };
 }
 
+/** The level's fully painted runs (FullRuns), placed at the end of `arena` (grown for it), or null where there are too many (FULL_RUNS_MAX_SHARE). */
+function* levelFullRuns(arena: LayerArena, l: Layers, runs: ActiveRuns, wanted: () => boolean): Sliced<FullRuns | null> {
+  const { width, height, paint, shadow } = l;
+  const { rowStart: rs, xs } = runs;
+  // each run as found: its first pixel and its length (bit 31: shadow somewhere in it)
+  const found: number[] = [];
+  const rowStart = new Int32Array(height + 1);
+  for (let y = 0; y < height; y++) {
+    if ((y & 31) === 31) {
+      yield;
+      if (!wanted()) return null; // the level left the cache meanwhile
+    }
+    rowStart[y] = found.length / 2;
+    for (let r = rs[y]!; r < rs[y + 1]!; r++) {
+      const end = y * width + xs[2 * r + 1]!;
+      for (let i = y * width + xs[2 * r]!; i < end; i++) {
+        if (paint[i] !== 255) continue;
+        const first = i;
+        let shaded = 0;
+        while (i < end && paint[i] === 255) {
+          if (shadow !== null && shadow[i] !== 0) shaded = 1;
+          i++;
+        }
+        found.push(first, ((i - first) | (shaded << 31)) >>> 0);
+      }
+    }
+    if (found.length / 2 > width * height * FULL_RUNS_MAX_SHARE) return null;
+  }
+  const count = found.length / 2;
+  rowStart[height] = count;
+  const align = (x: number) => Math.ceil(x / 64) * 64;
+  const at = align(arena.memory.buffer.byteLength);
+  const oRows = align(at + count * 8);
+  const pages = Math.ceil((oRows + (height + 1) * 4 - arena.memory.buffer.byteLength) / WASM_PAGE);
+  if (pages > 0) arena.memory.grow(pages);
+  const buf = arena.memory.buffer;
+  new Uint32Array(buf, at, count * 2).set(found);
+  const rows = new Int32Array(buf, oRows, height + 1);
+  rows.set(rowStart);
+  return { count, at, rowStart: rows };
+}
+
 /**
  * `src` into `dst` from offset 0, 256 KB at a time: a fresh arena's pages are touched (and faulted
  * in) for the first time by these copies, about as slow as the pixel loops, so they are sliced too.
@@ -569,16 +634,20 @@ export function makeLayers(key: string, l: Omit<Layers, 'bytes' | 'key' | 'runs'
 
 /**
  * `l` with its level tables in its arena, where it has an output picture: its edge list
- * (LevelEdges), then its palette (LevelPalette) where that pays. A new Layers object whose `bytes`
+ * (LevelEdges) and fully painted runs (FullRuns), then its palette (LevelPalette) where that pays. A new Layers object whose `bytes`
  * count them (the arena grew by them, also where the palette turned out not to pay, or `wanted` said
- * stop between slices); `l` itself where none was tried. The arena's `edges`, then `palette`, are
- * set as each is done (shared by every Layers object of the arena).
+ * stop between slices); `l` itself where none was tried. The arena's `edges` and `fullRuns`, then
+ * `palette`, are set as they are done (shared by every Layers object of the arena).
  */
 export function* withLevelTables(l: Layers, wanted: () => boolean = () => true): Sliced<Layers> {
   const arena = l.arena;
   if (!arena?.output || arena.tablesTried || !l.runs) return l;
   arena.tablesTried = true;
-  arena.edges = yield* levelEdges(arena, l, l.runs, wanted);
+  const edges = yield* levelEdges(arena, l, l.runs, wanted);
+  // the runs only with the edge list: with both, the kernel no longer walks the paint plane
+  const fullRuns = edges !== null && wanted() ? yield* levelFullRuns(arena, l, l.runs, wanted) : null;
+  arena.edges = edges;
+  arena.fullRuns = fullRuns;
   if (wanted()) arena.palette = yield* levelPalette(arena, l.width, l.height, l.paint, l.diffuse, l.specular, l.runs, wanted);
   const bytes = arena.memory.buffer.byteLength + l.runs.rowStart.byteLength + l.runs.xs.byteLength;
   return bytes === l.bytes ? l : { ...l, bytes };

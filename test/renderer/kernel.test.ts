@@ -21,7 +21,7 @@ describe('cpu kernel', function () {
   it('encodes linear light to 8-bit sRGB exactly as round(255 · encode(c)), at every rounding threshold too', () => {
     const exact = (c: number) => Math.round(linearToSrgb(c) * 255);
     let seed = 12345;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+    const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
     const wrong: number[] = [];
     for (let i = 0; i < 1_000_000; i++) {
       const c = i % 2 ? rand() : rand() ** 4; // dark values, where the steps are closest, get half the draws
@@ -62,7 +62,7 @@ describe('cpu kernel', function () {
     };
     let seed = 99;
     for (let i = 0; i < 1_000_000; i++) {
-      seed = (seed * 1103515245 + 12345) >>> 0;
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
       const u = seed / 2 ** 32;
       check(Math.fround(i % 2 ? u : u ** 4));
     }
@@ -98,7 +98,7 @@ describe('cpu kernel', function () {
     const specular = sharedU16(n);
     const shadow = sharedU8(n);
     let seed = 4242;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+    const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
     for (let i = 0; i < n; i++) {
       diffuse[i] = Math.floor(rand() ** 2 * 65536);
       specular[i] = rand() < 0.5 ? 0 : Math.floor(rand() * 65536);

@@ -251,7 +251,7 @@ describe('photographed sets: D and S derived from base + paint mask', function (
     const w = 37;
     const h = 23;
     let seed = 7;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff) / 0x7fffffff);
     const img = Float32Array.from({ length: w * h }, rnd);
     for (const r of [1, 3, 6, 20]) {
       for (const max of [false, true]) {

@@ -1,6 +1,6 @@
 import { LUMA, SRGB8_TO_LINEAR } from '../../color/srgb.ts';
 import { PLATE_WHITE_LINEAR, SHOULDER_KNEE } from '../backend.ts';
-import type { ActiveRuns, LayerArena, LevelEdges, PlaneSet } from '../../assets/layers.ts';
+import type { ActiveRuns, FullRuns, LayerArena, LevelEdges, PlaneSet } from '../../assets/layers.ts';
 import { SHADED, encodeSrgb8 } from '../../color/srgb8.ts';
 
 /** The layers' planes; `shadow` and `coverage` null where the render does not use them. */
@@ -54,6 +54,8 @@ export interface KernelInput extends PlaneSet {
    * null or absent: from the planes.
    */
   edges?: LevelEdges | null;
+  /** The level's fully painted runs (layers.ts FullRuns), taken like `edges`; used only with them. */
+  fullRuns?: FullRuns | null;
   /**
    * Opaque rows only: `out` already holds this render's start picture (the base, or the shadowed base
    * with the shadow) outside the runs, except in `box` (the plate box of the render it last held),

@@ -1,0 +1,279 @@
+import { expect } from 'chai';
+import { AssetStore } from '../../renderer/assets/asset-store.ts';
+import { CpuCompositor, kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
+import { compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
+import type { CompositeJob } from '../../renderer/backends/backend.ts';
+import { EDGE_BLOCK_BYTES, allocPlanes, makeLayers, type Layers } from '../../renderer/assets/layers.ts';
+import { SRGB8_TO_LINEAR } from '../../renderer/color/srgb.ts';
+import { encodeSrgb8 } from '../../renderer/color/srgb8.ts';
+import { TEST_SET8, compositeJob, expectKernelMatch, quietLogger, testAssets } from './helpers.ts';
+
+const f = Math.fround;
+const INV16 = f(1 / 65535);
+const INV8 = f(1 / 255);
+
+/** The partly painted pixels of each row inside the layers' runs, in raster order. */
+function edgesByRow(l: Layers): number[][] {
+  const { rowStart: rs, xs } = l.runs!;
+  const rows: number[][] = [];
+  for (let y = 0; y < l.height; y++) {
+    const row: number[] = [];
+    for (let r = rs[y]!; r < rs[y + 1]!; r++) {
+      for (let i = y * l.width + xs[2 * r]!; i < y * l.width + xs[2 * r + 1]!; i++) if (l.paint[i] !== 0 && l.paint[i] !== 255) row.push(i);
+    }
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** The runs of fully painted pixels of each row inside the layers' runs: [first pixel, length, any shadow]. */
+function fullRunsByRow(l: Layers): [number, number, boolean][][] {
+  const { rowStart: rs, xs } = l.runs!;
+  const rows: [number, number, boolean][][] = [];
+  for (let y = 0; y < l.height; y++) {
+    const row: [number, number, boolean][] = [];
+    for (let r = rs[y]!; r < rs[y + 1]!; r++) {
+      const end = y * l.width + xs[2 * r + 1]!;
+      let run: [number, number, boolean] | null = null;
+      for (let i = y * l.width + xs[2 * r]!; i < end; i++) {
+        if (l.paint[i] !== 255) {
+          run = null;
+          continue;
+        }
+        if (run === null) row.push((run = [i, 0, false]));
+        run[1]++;
+        if (l.shadow !== null && l.shadow[i] !== 0) run[2] = true;
+      }
+    }
+    rows.push(row);
+  }
+  return rows;
+}
+
+/**
+ * Random planes in an arena with many partly painted pixels, made into Layers (its tables built at
+ * once); `lightings` > 0: the fully painted pixels' lightings drawn from that many, so it gets a palette.
+ */
+function randomLayers(key: string, w: number, h: number, seed: number, edgeShare: number, lightings = 0): Layers {
+  const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const lights = Array.from({ length: lightings }, () => [Math.floor(rand() ** 2 * 65536), rand() < 0.5 ? 0 : Math.floor(rand() * 65536)]);
+  const p = allocPlanes(key, w, h, { shadow: true, coverage: false, shadowedBase: true, output: true });
+  for (let i = 0; i < w * h; i++) {
+    const x = i % w;
+    // a car-like band of paint with a ragged edge, and partly painted pixels scattered inside it
+    const inside = x > w * 0.1 && x < w * 0.9;
+    const u = rand();
+    p.paint[i] = !inside ? 0 : u < edgeShare ? 1 + Math.floor(rand() * 254) : u < edgeShare + 0.05 ? 0 : 255;
+    const light = lightings > 0 && p.paint[i] === 255 ? lights[Math.floor(rand() * lightings)]! : null;
+    p.diffuse[i] = light ? light[0]! : Math.floor(rand() ** 2 * 65536);
+    p.specular[i] = light ? light[1]! : rand() < 0.5 ? 0 : Math.floor(rand() * 65536);
+    p.shadow![i] = rand() < 0.3 ? Math.floor(rand() * 256) : 0;
+    for (let c = 0; c < 3; c++) p.base[i * 3 + c] = Math.floor(rand() * 256);
+  }
+  return makeLayers(key, { ...p, width: w, height: h });
+}
+
+function job(layers: Layers, color: [number, number, number], shadow: boolean): CompositeJob {
+  return { layers, color, neutral: [0.42, 0.45, 0.47], calibration: { diffuseGain: 1.3, specularFloor: 0.04 }, shadow, plate: null, transparent: null };
+}
+
+/**
+ * The level's tables (layers.ts withLevelTables): the edge list (LevelEdges), from which a render
+ * reads the partly painted pixels' inputs in order instead of from four scattered planes, and the
+ * fully painted runs (FullRuns), with which it no longer walks the paint plane; the same bytes as
+ * without them.
+ */
+describe('cpu backend, level tables', function () {
+  this.timeout(60_000);
+
+  it('lists each partly painted pixel of the runs once, in raster order, four to a block, a row\'s last block filled up with its last pixel, with the kernel\'s single-precision inputs', async () => {
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
+    const l = await store.levelFor(await store.getSet(TEST_SET8), 'front_left', 480);
+    await store.tablesBuilt();
+    const e = l.arena!.edges;
+    expect(e, 'a baked level has an edge list').to.not.equal(null);
+    const rows = edgesByRow(l);
+    const buf = l.arena!.memory.buffer;
+    const total = rows.reduce((n, r) => n + r.length, 0);
+    expect(e!.count).to.equal(total);
+    expect(total, 'the test level has edges').to.be.above(500);
+    const u32 = new Uint32Array(buf, e!.at, e!.rowStart[l.height]! * (EDGE_BLOCK_BYTES / 4));
+    const f32 = new Float32Array(buf, e!.at, u32.length);
+    const shadow = l.shadow!;
+    let checked = 0;
+    for (let y = 0; y < l.height; y++) {
+      const row = rows[y]!;
+      const b0 = e!.rowStart[y]!;
+      const b1 = e!.rowStart[y + 1]!;
+      expect(b1 - b0, `row ${y}'s blocks`).to.equal(Math.ceil(row.length / 4));
+      for (let k = 0; k < (b1 - b0) * 4; k++) {
+        const i = row[Math.min(k, row.length - 1)]!;
+        const o = (b0 + (k >> 2)) * 32 + (k & 3);
+        expect(u32[o], `row ${y} entry ${k}`).to.equal(i);
+        const s8 = shadow[i]!;
+        const want = [
+          f(l.diffuse[i]! * INV16),
+          f(l.specular[i]! * INV16),
+          f(l.paint[i]! * INV8),
+          f(SRGB8_TO_LINEAR[l.base[i * 3]!]!),
+          f(SRGB8_TO_LINEAR[l.base[i * 3 + 1]!]!),
+          f(SRGB8_TO_LINEAR[l.base[i * 3 + 2]!]!),
+          s8 === 0 ? 1 : f(1 - f(s8 * INV8)),
+        ];
+        for (let j = 0; j < 7; j++) expect(f32[o + 4 * (j + 1)], `pixel ${i} field ${j + 1}`).to.equal(want[j]);
+        checked++;
+      }
+    }
+    expect(checked).to.be.at.least(total);
+  });
+
+  it('lists each row\'s runs of fully painted pixels, whole, in raster order, marked where any pixel has shadow', async () => {
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
+    for (const l of [await store.levelFor(await store.getSet(TEST_SET8), 'front_left', 480), randomLayers('runs-shaded', 211, 17, 3, 0.1)]) {
+      await store.tablesBuilt();
+      const fr = l.arena!.fullRuns;
+      expect(fr, 'runs').to.not.equal(null);
+      const rows = fullRunsByRow(l);
+      const pairs = new Uint32Array(l.arena!.memory.buffer, fr!.at, fr!.count * 2);
+      let shaded = 0;
+      for (let y = 0; y < l.height; y++) {
+        const got = [];
+        for (let r = fr!.rowStart[y]!; r < fr!.rowStart[y + 1]!; r++) got.push([pairs[2 * r]!, pairs[2 * r + 1]! & 0x7fffffff, pairs[2 * r + 1]! >>> 31 === 1]);
+        expect(got, `row ${y}`).to.deep.equal(rows[y]);
+        shaded += rows[y]!.filter((r) => r[2]).length;
+      }
+      expect(fr!.count).to.equal(rows.reduce((n, r) => n + r.length, 0));
+      if (l.key === 'runs-shaded') expect(shaded, 'runs with shadow in them').to.be.above(50);
+    }
+  });
+
+  it('makes none where partly painted pixels are more than a quarter of the level, and the palette is still tried', () => {
+    const l = randomLayers('edges-many', 160, 40, 7, 0.4);
+    expect(l.arena!.tablesTried).to.equal(true);
+    expect(l.arena!.edges).to.equal(null);
+    const few = randomLayers('edges-few', 160, 40, 7, 0.1);
+    expect(few.arena!.edges).to.not.equal(null);
+    expect(few.arena!.edges!.count).to.equal(edgesByRow(few).reduce((n, r) => n + r.length, 0));
+  });
+
+  it('gives partly painted pixels the formula\'s bytes in single precision, and every pixel the same bytes with the tables, with the edge list alone and with neither, in place and pooled, inline and in the workers, palette or not', async () => {
+    for (const layers of [randomLayers('tables-bytes', 331, 29, 99, 0.2), randomLayers('tables-palette', 331, 29, 5, 0.15, 37)]) {
+      const arena = layers.arena!;
+      expect(arena.edges).to.not.equal(null);
+      expect(arena.fullRuns).to.not.equal(null);
+      expect(arena.palette !== null, `${layers.key}: palette`).to.equal(layers.key === 'tables-palette');
+      const rows = edgesByRow(layers);
+      for (const inlineMaxPixels of [0, 1 << 30]) {
+        const cpu = await CpuCompositor.create({ workers: 2, logger: quietLogger, inlineMaxPixels });
+        try {
+          for (const [color, shadow] of [
+            [[0.82, 0.09, 0.03], true],
+            [[0.91, 0.91, 0.91], false],
+            [[0.02, 0.05, 0.4], true],
+          ] as [[number, number, number], boolean][]) {
+            const j = job(layers, color, shadow);
+            const label = `${layers.key} colour ${color} shadow ${shadow} inline ${inlineMaxPixels > 0}`;
+            // two at once: the layers' own picture (in place) and a pooled one (a scratch row copied out)
+            const [own, pooled] = await Promise.all([cpu.composite(j), cpu.composite(j)]);
+            expect(own.data).to.equal(arena.output);
+            expect(pooled.data).to.not.equal(arena.output);
+            const withTables = Buffer.from(own.data);
+            expect(Buffer.compare(Buffer.from(pooled.data), withTables), `${label}: in place and pooled`).to.equal(0);
+            cpu.release(own);
+            cpu.release(pooled);
+            // the single-precision formula, edge pixel by edge pixel
+            const [gain, floor] = [f(1.3), f(0.04)];
+            const K = f(0.9);
+            let wrong = 0;
+            let edges = 0;
+            for (const row of rows) {
+              for (const i of row) {
+                edges++;
+                const D = f(layers.diffuse[i]! * INV16);
+                const S = f(layers.specular[i]! * INV16);
+                const m = f(layers.paint[i]! * INV8);
+                const Sc = Math.max(f(S - floor), 0);
+                const Dc = f(gain * D);
+                let c = color.map((t) => f(f(f(t) * Dc) + Sc));
+                const mx = Math.max(c[0]!, c[1]!, c[2]!);
+                if (mx > K) {
+                  const x = f(f(mx - K) * f(1 / (1 - 0.9)));
+                  const k = f(f(K + f(f(f(1 - 0.9) * x) / f(1 + x))) / mx);
+                  c = c.map((v) => f(v * k));
+                }
+                const rest = f(1 - m);
+                const neutral = [0.42, 0.45, 0.47];
+                const out = c.map((v, ch) => {
+                  const under = f(f(SRGB8_TO_LINEAR[layers.base[i * 3 + ch]!]!) - f(m * f(f(f(neutral[ch]!) * D) + S)));
+                  let o = f(Math.min(Math.max(under, 0), rest) + f(m * v));
+                  const s8 = layers.shadow![i]!;
+                  if (shadow && s8 !== 0) o = f(o * f(1 - f(s8 * INV8)));
+                  return o;
+                });
+                for (let ch = 0; ch < 3; ch++) if (withTables[i * 3 + ch] !== encodeSrgb8(out[ch]!)) wrong++;
+              }
+            }
+            expect(edges).to.be.above(1000);
+            expect(wrong, label).to.equal(0);
+            // and the reference kernel (double precision) within a code
+            const ref = new Uint8Array(withTables.length);
+            compositeKernel({ ...kernelInput(j, ref), runs: null, shadowedBase: null });
+            expectKernelMatch(withTables, ref, layers.paint, 3, label);
+            // the edge list without the runs (the walk), then neither (not built yet): the same bytes
+            const { edges: edgeList, fullRuns } = arena;
+            try {
+              for (const [e, what] of [[edgeList, 'the edge list alone'], [null, 'neither']] as const) {
+                arena.edges = e;
+                arena.fullRuns = null;
+                const [plain, plainPooled] = await Promise.all([cpu.composite(j), cpu.composite(j)]);
+                expect(Buffer.compare(Buffer.from(plain.data), withTables), `${label}: ${what}, in place`).to.equal(0);
+                expect(Buffer.compare(Buffer.from(plainPooled.data), withTables), `${label}: ${what}, pooled`).to.equal(0);
+                cpu.release(plain);
+                cpu.release(plainPooled);
+              }
+            } finally {
+              arena.edges = edgeList;
+              arena.fullRuns = fullRuns;
+            }
+          }
+        } finally {
+          await cpu.close();
+        }
+      }
+    }
+  });
+
+  it('gives a baked level the same bytes with and without its tables, with the palette, shadow and plate', async () => {
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
+    const set = await store.getSet(TEST_SET8);
+    const cpu = await CpuCompositor.create({ workers: 2, logger: quietLogger, inlineMaxPixels: 0 });
+    try {
+      for (const view of ['front_left', 'rear'] as const) {
+        const j = await compositeJob(store, cpu, set, { view, color: '#C41E3A', shadow: true, plate: 'AB 1234', transparent: false, width: 480 });
+        await store.tablesBuilt();
+        const arena = j.layers.arena!;
+        expect(arena.edges, `${view}: edge list`).to.not.equal(null);
+        expect(arena.palette, `${view}: palette`).to.not.equal(null);
+        const a = await cpu.composite(j);
+        const withList = Buffer.from(a.data);
+        cpu.release(a);
+        const { edges, fullRuns } = arena;
+        expect(fullRuns, `${view}: runs`).to.not.equal(null);
+        try {
+          for (const [e, what] of [[edges, 'the edge list alone'], [null, 'neither']] as const) {
+            arena.edges = e;
+            arena.fullRuns = null;
+            const b = await cpu.composite(j);
+            expect(Buffer.compare(Buffer.from(b.data), withList), `${view}: ${what}`).to.equal(0);
+            cpu.release(b);
+          }
+        } finally {
+          arena.edges = edges;
+          arena.fullRuns = fullRuns;
+        }
+      }
+    } finally {
+      await cpu.close();
+    }
+  });
+});
