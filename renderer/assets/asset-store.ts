@@ -178,7 +178,7 @@ export class AssetStore {
   }
 
   /**
-   * The level's tables (layers.ts `withLevelTables`: its edge list and palette), built after the
+   * The level's tables (layers.ts `withLevelTables`: its edge list, fully painted runs and palette), built after the
    * level is cached, paced on this thread, so a cold render never waits for them (renders meanwhile
    * compute those pixels from the planes, to the same bytes); then the cache counts the arena's growth
    * (the new Layers object replaces the old without disposing it).

@@ -60,9 +60,10 @@ export const ARENA_SLOTS = 65;
 const WASM_PAGE = 65536;
 
 /**
- * One Layers' planes in one shared WebAssembly.Memory of exactly the size they need (it never
- * grows): [0, ARENA_HEADER_BYTES) the kernel's, then ARENA_SLOTS scratch rows of `slotBytes` (a row
- * of RGBA), then the planes at 64-byte aligned offsets. Freed like a SharedArrayBuffer, once no
+ * One Layers' planes in one shared WebAssembly.Memory of the size they need (it grows only by the
+ * level's tables, `withLevelTables`, into room its maximum reserves): [0, ARENA_HEADER_BYTES) the
+ * kernel's, then ARENA_SLOTS scratch rows of `slotBytes` (a row of RGBA), then the planes at 64-byte
+ * aligned offsets, then the tables. Freed like a SharedArrayBuffer, once no
  * isolate references the memory (the cpu workers drop their instances on it when the Layers is
  * evicted: cpu-backend.ts `forget`).
  */
@@ -130,7 +131,7 @@ export interface FullRuns {
 }
 
 /** A level gets its fully painted runs when they are at most this share of its pixels (what the arena reserves room for). */
-export const FULL_RUNS_MAX_SHARE = 1 / 4;
+export const FULL_RUNS_MAX_SHARE = 0.25;
 
 function fullRunsBytes(runs: number, height: number): number {
   return runs * 8 + (height + 1) * 4 + 2 * 64;
@@ -220,8 +221,10 @@ export function allocPlanes(
   const withOutput = has.output ?? has.shadowedBase !== false;
   const oOutput = withOutput ? at(n * 3) : -1;
   const pages = Math.ceil(end / WASM_PAGE);
-  // with the output picture the arena may grow by its edge list and palette (reserved address space only)
-  const room = withOutput ? Math.ceil((edgesBytes(Math.floor(n * EDGES_MAX_SHARE), height) + fullRunsBytes(Math.floor(n * FULL_RUNS_MAX_SHARE), height) + paletteBytes(Math.ceil((n * PALETTE_MAX_SHARE) / 4) * 4, n, height)) / WASM_PAGE) + 2 : 0;
+  // with the output picture the arena may grow by its tables (withLevelTables: reserved address space
+  // only), in four steps (edge list, runs, the palette's index, its entries), each rounded up to pages
+  const tables = edgesBytes(Math.floor(n * EDGES_MAX_SHARE), height) + fullRunsBytes(Math.floor(n * FULL_RUNS_MAX_SHARE), height) + paletteBytes(Math.ceil((n * PALETTE_MAX_SHARE) / 4) * 4, n, height);
+  const room = withOutput ? Math.ceil(tables / WASM_PAGE) + 4 : 0;
   const memory = new WebAssembly.Memory({ initial: pages, maximum: pages + room, shared: true });
   const buf = memory.buffer;
   return {

@@ -212,7 +212,7 @@ describe('cpu backend, level palettes', function () {
             const img = await cpu.composite(job);
             expect(img.data).to.equal(job.layers.arena!.output);
             expectKernelMatch(img.data, ref, job.layers.paint, 3, `${view} ${color} shadow ${shadow} plate ${plate}, inline ${inlineMaxPixels > 0}`);
-            const withLevelTables = Buffer.from(img.data);
+            const withIt = Buffer.from(img.data);
             cpu.release(img);
             n++;
             // the same request without the palette (not built yet, or its colour slots all held):
@@ -222,7 +222,7 @@ describe('cpu backend, level palettes', function () {
             arena.palette = null;
             try {
               const plain = await cpu.composite(job);
-              expect(Buffer.compare(Buffer.from(plain.data), withLevelTables), `${view} ${color} without the palette`).to.equal(0);
+              expect(Buffer.compare(Buffer.from(plain.data), withIt), `${view} ${color} without the palette`).to.equal(0);
               cpu.release(plain);
             } finally {
               arena.palette = palette;

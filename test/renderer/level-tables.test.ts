@@ -54,10 +54,10 @@ function fullRunsByRow(l: Layers): [number, number, boolean][][] {
  * Random planes in an arena with many partly painted pixels, made into Layers (its tables built at
  * once); `lightings` > 0: the fully painted pixels' lightings drawn from that many, so it gets a palette.
  */
-function randomLayers(key: string, w: number, h: number, seed: number, edgeShare: number, lightings = 0): Layers {
+function randomLayers(key: string, w: number, h: number, seed: number, edgeShare: number, lightings = 0, shadowedBase = true): Layers {
   const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
   const lights = Array.from({ length: lightings }, () => [Math.floor(rand() ** 2 * 65536), rand() < 0.5 ? 0 : Math.floor(rand() * 65536)]);
-  const p = allocPlanes(key, w, h, { shadow: true, coverage: false, shadowedBase: true, output: true });
+  const p = allocPlanes(key, w, h, { shadow: true, coverage: false, shadowedBase, output: true });
   for (let i = 0; i < w * h; i++) {
     const x = i % w;
     // a car-like band of paint with a ragged edge, and partly painted pixels scattered inside it
@@ -70,7 +70,9 @@ function randomLayers(key: string, w: number, h: number, seed: number, edgeShare
     p.shadow![i] = rand() < 0.3 ? Math.floor(rand() * 256) : 0;
     for (let c = 0; c < 3; c++) p.base[i * 3 + c] = Math.floor(rand() * 256);
   }
-  return makeLayers(key, { ...p, width: w, height: h });
+  if (shadowedBase) return makeLayers(key, { ...p, width: w, height: h });
+  const { shadowedBase: _none, ...planes } = p;
+  return makeLayers(key, { ...planes, width: w, height: h }, { shadowedBase: false });
 }
 
 function job(layers: Layers, color: [number, number, number], shadow: boolean): CompositeJob {
@@ -238,6 +240,66 @@ describe('cpu backend, level tables', function () {
           }
         } finally {
           await cpu.close();
+        }
+      }
+    }
+  });
+
+  it('gives the same bytes with and without the tables where a level has no partly painted pixels, and where it has a shadow but no shadowed base (the runs then unused with the shadow)', async () => {
+    const none = randomLayers('tables-no-edges', 97, 11, 21, 0, 9);
+    expect(none.arena!.edges!.count, 'an empty edge list').to.equal(0);
+    expect(none.arena!.fullRuns).to.not.equal(null);
+    const unshaded = randomLayers('tables-no-shadowed-base', 97, 11, 22, 0.15, 9, false);
+    expect(unshaded.shadowedBase, 'no shadowed base').to.equal(undefined);
+    expect(unshaded.arena!.edges).to.not.equal(null);
+    expect(unshaded.arena!.fullRuns).to.not.equal(null);
+    const cpu = await CpuCompositor.create({ workers: 2, logger: quietLogger, inlineMaxPixels: 0 });
+    try {
+      for (const layers of [none, unshaded]) {
+        const arena = layers.arena!;
+        for (const shadow of [true, false]) {
+          const j = job(layers, [0.3, 0.6, 0.1], shadow);
+          const ref = new Uint8Array(layers.width * layers.height * 3);
+          compositeKernel({ ...kernelInput(j, ref), runs: null, shadowedBase: null });
+          // twice: the second into the layers' own picture primed (where its start allows)
+          const got: Buffer[] = [];
+          for (let i = 0; i < 2; i++) {
+            const img = await cpu.composite(j);
+            got.push(Buffer.from(img.data));
+            cpu.release(img);
+          }
+          expectKernelMatch(got[1]!, ref, layers.paint, 3, `${layers.key} shadow ${shadow}`);
+          const { edges, fullRuns } = arena;
+          arena.edges = null;
+          arena.fullRuns = null;
+          try {
+            const plain = await cpu.composite(j);
+            expect(Buffer.compare(Buffer.from(plain.data), got[0]!), `${layers.key} shadow ${shadow}: without the tables`).to.equal(0);
+            expect(Buffer.compare(got[1]!, got[0]!), `${layers.key} shadow ${shadow}: primed`).to.equal(0);
+            cpu.release(plain);
+          } finally {
+            arena.edges = edges;
+            arena.fullRuns = fullRuns;
+          }
+        }
+      }
+    } finally {
+      await cpu.close();
+    }
+  });
+
+  it('fits all three tables in the room the arena reserves, down to the smallest levels', () => {
+    for (const [w, h] of [[1, 1], [3, 2], [8, 2], [17, 3], [64, 4]] as const) {
+      for (const share of [0, 0.2]) {
+        // lightings drawn from few, so the palette is built too
+        const l = randomLayers(`tables-${w}x${h}-${share}`, w, h, w * 31 + h, share, 2);
+        const a = l.arena!;
+        // built without running out of room (a grow past the maximum throws); the tiniest may be refused by the shares
+        expect(a.tablesTried).to.equal(true);
+        if (w >= 17) {
+          expect(a.edges, `${w}×${h} edges`).to.not.equal(null);
+          expect(a.fullRuns, `${w}×${h} runs`).to.not.equal(null);
+          expect(a.palette, `${w}×${h} palette`).to.not.equal(null);
         }
       }
     }

@@ -278,7 +278,7 @@ export function generalRow(k: KernelInput, y: number, xa: number, xb: number): v
  * Row y of an opaque picture under the plate, from its overlay: the plate's pixels get the bytes
  * generalRow gives them; the box's pixels the plate does not touch keep what the runs (or the start)
  * gave them, where generalRow would compute them again with the whole formula (the same value, but
- * in the wasm kernel's fully painted pixels, in single precision).
+ * in the wasm kernel's painted pixels, in single precision).
  */
 export function overlayRow(k: KernelInput, ov: PlateOverlay, y: number): void {
   const r = y - ov.y0;

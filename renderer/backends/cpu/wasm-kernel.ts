@@ -179,8 +179,8 @@ export class WasmKernel {
   }
 
   /**
-   * Rows [y0, y1) of the picture: kernel.ts `compositeRows`'s bytes, but for fully painted pixels in
-   * single precision (wasm/kernel.ts `paintedQuad`, at most a code off), and the plate from its
+   * Rows [y0, y1) of the picture: kernel.ts `compositeRows`'s bytes, but for painted pixels of opaque
+   * rows in single precision (wasm/kernel.ts `paintedQuad`, `edgeQuad`: at most a code off), and the plate from its
    * overlay when the input has one (its pixels' bytes as sampling it gives). `slot`: this thread's
    * scratch row in the layers' arena (0 on the main thread; each worker its own, below ARENA_SLOTS).
    */
