@@ -118,6 +118,77 @@ let ur: f64 = 0, ug: f64 = 0, ub: f64 = 0;
 }
 
 /**
+ * The shoulder's factor for four pixels whose largest channels are `mx`: 1 in lanes at or below the
+ * knee (a channel times 1 is itself exactly, so every lane may be multiplied by it).
+ */
+// @ts-ignore: decorator
+@inline function shoulderQuad(mx: v128): v128 {
+  const kk = f32x4.splat(<f32>K);
+  const one = f32x4.splat(1.0);
+  const over = f32x4.gt(mx, kk);
+  if (!v128.any_true(over)) return one;
+  const x = f32x4.mul(f32x4.sub(mx, kk), f32x4.splat(<f32>INV_1K));
+  const f = f32x4.div(f32x4.add(kk, f32x4.div(f32x4.mul(f32x4.splat(<f32>(1.0 - K)), x), f32x4.add(one, x))), mx);
+  return v128.bitselect(f, one, over);
+}
+
+/** `shoulderQuad` for one pixel: a lane of it, operation for operation. */
+// @ts-ignore: decorator
+@inline function shoulderOne(mx: f32): f32 {
+  const kk = <f32>K;
+  if (!(mx > kk)) return 1;
+  const x = (mx - kk) * <f32>INV_1K;
+  return (kk + (<f32>(1.0 - K) * x) / (<f32>1.0 + x)) / mx;
+}
+
+/**
+ * Four pixels' linear RGB (f32x4 per channel) clamped to [0, 1] and encoded (`enc32`: the bucket of
+ * each lane in SIMD, the code and its threshold per lane), lane j written at `oj`.
+ */
+// @ts-ignore: decorator
+@inline function storeQuad(r: v128, g: v128, b: v128, o0: usize, o1: usize, o2: usize, o3: usize): void {
+  const zero = f32x4.splat(0);
+  const one = f32x4.splat(1.0);
+  r = f32x4.pmin(f32x4.pmax(r, zero), one);
+  g = f32x4.pmin(f32x4.pmax(g, zero), one);
+  b = f32x4.pmin(f32x4.pmax(b, zero), one);
+  const nb = f32x4.splat(65536.0);
+  const last = i32x4.splat(65535);
+  const kr = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(r, nb)), last);
+  const kg = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(g, nb)), last);
+  const kb = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(b, nb)), last);
+  store<u8>(o0, enc32(f32x4.extract_lane(r, 0), i32x4.extract_lane(kr, 0)));
+  store<u8>(o0 + 1, enc32(f32x4.extract_lane(g, 0), i32x4.extract_lane(kg, 0)));
+  store<u8>(o0 + 2, enc32(f32x4.extract_lane(b, 0), i32x4.extract_lane(kb, 0)));
+  store<u8>(o1, enc32(f32x4.extract_lane(r, 1), i32x4.extract_lane(kr, 1)));
+  store<u8>(o1 + 1, enc32(f32x4.extract_lane(g, 1), i32x4.extract_lane(kg, 1)));
+  store<u8>(o1 + 2, enc32(f32x4.extract_lane(b, 1), i32x4.extract_lane(kb, 1)));
+  store<u8>(o2, enc32(f32x4.extract_lane(r, 2), i32x4.extract_lane(kr, 2)));
+  store<u8>(o2 + 1, enc32(f32x4.extract_lane(g, 2), i32x4.extract_lane(kg, 2)));
+  store<u8>(o2 + 2, enc32(f32x4.extract_lane(b, 2), i32x4.extract_lane(kb, 2)));
+  store<u8>(o3, enc32(f32x4.extract_lane(r, 3), i32x4.extract_lane(kr, 3)));
+  store<u8>(o3 + 1, enc32(f32x4.extract_lane(g, 3), i32x4.extract_lane(kg, 3)));
+  store<u8>(o3 + 2, enc32(f32x4.extract_lane(b, 3), i32x4.extract_lane(kb, 3)));
+}
+
+/** `storeQuad` for one pixel: a lane of it, operation for operation (f32x4.pmin/pmax written as their definitions). */
+// @ts-ignore: decorator
+@inline function storeOne(r: f32, g: f32, b: f32, o: usize): void {
+  r = r < 0 ? 0 : r;
+  g = g < 0 ? 0 : g;
+  b = b < 0 ? 0 : b;
+  r = <f32>1.0 < r ? <f32>1.0 : r;
+  g = <f32>1.0 < g ? <f32>1.0 : g;
+  b = <f32>1.0 < b ? <f32>1.0 : b;
+  const kr = <i32>(r * <f32>65536.0);
+  const kg = <i32>(g * <f32>65536.0);
+  const kb = <i32>(b * <f32>65536.0);
+  store<u8>(o, enc32(r, kr < 65535 ? kr : 65535));
+  store<u8>(o + 1, enc32(g, kg < 65535 ? kg : 65535));
+  store<u8>(o + 2, enc32(b, kb < 65535 ? kb : 65535));
+}
+
+/**
  * Four fully painted pixels at once in f32x4 (the formula in single precision, as the gl backend's
  * shader computes it), encoded with the exact encode's tables. Not always the scalar
  * path's f64 bytes: a value within single precision's rounding (about 1e-7 relative) of a code's
@@ -133,17 +204,10 @@ let ur: f64 = 0, ug: f64 = 0, ub: f64 = 0;
   let r = f32x4.add(f32x4.mul(f32x4.splat(<f32>tr), Dc), Sc);
   let g = f32x4.add(f32x4.mul(f32x4.splat(<f32>tg), Dc), Sc);
   let b = f32x4.add(f32x4.mul(f32x4.splat(<f32>tb), Dc), Sc);
-  const mx = f32x4.pmax(f32x4.pmax(r, g), b);
-  const kk = f32x4.splat(<f32>K);
-  const over = f32x4.gt(mx, kk);
-  if (v128.any_true(over)) {
-    const x = f32x4.mul(f32x4.sub(mx, kk), f32x4.splat(<f32>INV_1K));
-    const one = f32x4.splat(1.0);
-    const f = f32x4.div(f32x4.add(kk, f32x4.div(f32x4.mul(f32x4.splat(<f32>(1.0 - K)), x), f32x4.add(one, x))), mx);
-    r = v128.bitselect(f32x4.mul(r, f), r, over);
-    g = v128.bitselect(f32x4.mul(g, f), g, over);
-    b = v128.bitselect(f32x4.mul(b, f), b, over);
-  }
+  const sf = shoulderQuad(f32x4.pmax(f32x4.pmax(r, g), b));
+  r = f32x4.mul(r, sf);
+  g = f32x4.mul(g, sf);
+  b = f32x4.mul(b, sf);
   if (ps != 0 && load<u32>(ps + i) != 0) {
     const s = f32x4.convert_i32x4_s(i32x4.extend_low_i16x8_u(i16x8.extend_low_i8x16_u(v128.load32_zero(ps + i))));
     const f = f32x4.sub(f32x4.splat(1.0), f32x4.mul(s, f32x4.splat(<f32>INV8)));
@@ -151,29 +215,7 @@ let ur: f64 = 0, ug: f64 = 0, ub: f64 = 0;
     g = f32x4.mul(g, f);
     b = f32x4.mul(b, f);
   }
-  // the bucket of each lane in SIMD; the code and its threshold per lane (enc32)
-  const zero = f32x4.splat(0);
-  const one = f32x4.splat(1.0);
-  r = f32x4.pmin(f32x4.pmax(r, zero), one);
-  g = f32x4.pmin(f32x4.pmax(g, zero), one);
-  b = f32x4.pmin(f32x4.pmax(b, zero), one);
-  const nb = f32x4.splat(65536.0);
-  const last = i32x4.splat(65535);
-  const kr = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(r, nb)), last);
-  const kg = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(g, nb)), last);
-  const kb = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(b, nb)), last);
-  store<u8>(o, enc32(f32x4.extract_lane(r, 0), i32x4.extract_lane(kr, 0)));
-  store<u8>(o + 1, enc32(f32x4.extract_lane(g, 0), i32x4.extract_lane(kg, 0)));
-  store<u8>(o + 2, enc32(f32x4.extract_lane(b, 0), i32x4.extract_lane(kb, 0)));
-  store<u8>(o + 3, enc32(f32x4.extract_lane(r, 1), i32x4.extract_lane(kr, 1)));
-  store<u8>(o + 4, enc32(f32x4.extract_lane(g, 1), i32x4.extract_lane(kg, 1)));
-  store<u8>(o + 5, enc32(f32x4.extract_lane(b, 1), i32x4.extract_lane(kb, 1)));
-  store<u8>(o + 6, enc32(f32x4.extract_lane(r, 2), i32x4.extract_lane(kr, 2)));
-  store<u8>(o + 7, enc32(f32x4.extract_lane(g, 2), i32x4.extract_lane(kg, 2)));
-  store<u8>(o + 8, enc32(f32x4.extract_lane(b, 2), i32x4.extract_lane(kb, 2)));
-  store<u8>(o + 9, enc32(f32x4.extract_lane(r, 3), i32x4.extract_lane(kr, 3)));
-  store<u8>(o + 10, enc32(f32x4.extract_lane(g, 3), i32x4.extract_lane(kg, 3)));
-  store<u8>(o + 11, enc32(f32x4.extract_lane(b, 3), i32x4.extract_lane(kb, 3)));
+  storeQuad(r, g, b, o, o + 3, o + 6, o + 9);
 }
 
 /**
@@ -192,15 +234,10 @@ let ur: f64 = 0, ug: f64 = 0, ub: f64 = 0;
   let g = <f32>tg * Dc + Sc;
   let b = <f32>tb * Dc + Sc;
   const m1 = r < g ? g : r;
-  const mx = m1 < b ? b : m1;
-  const kk = <f32>K;
-  if (mx > kk) {
-    const x = (mx - kk) * <f32>INV_1K;
-    const f = (kk + (<f32>(1.0 - K) * x) / (<f32>1.0 + x)) / mx;
-    r *= f;
-    g *= f;
-    b *= f;
-  }
+  const sf = shoulderOne(m1 < b ? b : m1);
+  r *= sf;
+  g *= sf;
+  b *= sf;
   if (ps != 0) {
     const s8 = <u32>load<u8>(ps + i);
     if (s8 != 0) {
@@ -210,18 +247,7 @@ let ur: f64 = 0, ug: f64 = 0, ub: f64 = 0;
       b *= f;
     }
   }
-  r = r < 0 ? 0 : r;
-  g = g < 0 ? 0 : g;
-  b = b < 0 ? 0 : b;
-  r = <f32>1.0 < r ? <f32>1.0 : r;
-  g = <f32>1.0 < g ? <f32>1.0 : g;
-  b = <f32>1.0 < b ? <f32>1.0 : b;
-  const kr = <i32>(r * <f32>65536.0);
-  const kg = <i32>(g * <f32>65536.0);
-  const kb = <i32>(b * <f32>65536.0);
-  store<u8>(o, enc32(r, kr < 65535 ? kr : 65535));
-  store<u8>(o + 1, enc32(g, kg < 65535 ? kg : 65535));
-  store<u8>(o + 2, enc32(b, kb < 65535 ? kb : 65535));
+  storeOne(r, g, b, o);
 }
 
 /**
@@ -271,15 +297,10 @@ let eD: f32 = 0, eS: f32 = 0, eM: f32 = 0, eR: f32 = 0, eG: f32 = 0, eB: f32 = 0
   let g = <f32>tg * Dc + Sc;
   let b = <f32>tb * Dc + Sc;
   const m1 = r < g ? g : r;
-  const mx = m1 < b ? b : m1;
-  const kk = <f32>K;
-  if (mx > kk) {
-    const x = (mx - kk) * <f32>INV_1K;
-    const f = (kk + (<f32>(1.0 - K) * x) / (<f32>1.0 + x)) / mx;
-    r *= f;
-    g *= f;
-    b *= f;
-  }
+  const sf = shoulderOne(m1 < b ? b : m1);
+  r *= sf;
+  g *= sf;
+  b *= sf;
   const rest = <f32>1.0 - m;
   let ur = eR - m * (<f32>nr * D + S);
   let ug = eG - m * (<f32>ng * D + S);
@@ -298,18 +319,7 @@ let eD: f32 = 0, eS: f32 = 0, eM: f32 = 0, eR: f32 = 0, eG: f32 = 0, eB: f32 = 0
     g *= eSh;
     b *= eSh;
   }
-  r = r < 0 ? 0 : r;
-  g = g < 0 ? 0 : g;
-  b = b < 0 ? 0 : b;
-  r = <f32>1.0 < r ? <f32>1.0 : r;
-  g = <f32>1.0 < g ? <f32>1.0 : g;
-  b = <f32>1.0 < b ? <f32>1.0 : b;
-  const kr = <i32>(r * <f32>65536.0);
-  const kg = <i32>(g * <f32>65536.0);
-  const kb = <i32>(b * <f32>65536.0);
-  store<u8>(o, enc32(r, kr < 65535 ? kr : 65535));
-  store<u8>(o + 1, enc32(g, kg < 65535 ? kg : 65535));
-  store<u8>(o + 2, enc32(b, kb < 65535 ? kb : 65535));
+  storeOne(r, g, b, o);
 }
 
 /** The four entries of the edge list block at `at` in f32x4, each written at `o0` + 3 × its pixel. */
@@ -319,23 +329,16 @@ let eD: f32 = 0, eS: f32 = 0, eM: f32 = 0, eR: f32 = 0, eG: f32 = 0, eB: f32 = 0
   const S = v128.load(at, 32);
   const m = v128.load(at, 48);
   const zero = f32x4.splat(0);
-  const one = f32x4.splat(1.0);
   const Sc = f32x4.pmax(f32x4.sub(S, f32x4.splat(<f32>floor)), zero);
   const Dc = f32x4.mul(f32x4.splat(<f32>gain), D);
   let r = f32x4.add(f32x4.mul(f32x4.splat(<f32>tr), Dc), Sc);
   let g = f32x4.add(f32x4.mul(f32x4.splat(<f32>tg), Dc), Sc);
   let b = f32x4.add(f32x4.mul(f32x4.splat(<f32>tb), Dc), Sc);
-  const mx = f32x4.pmax(f32x4.pmax(r, g), b);
-  const kk = f32x4.splat(<f32>K);
-  const over = f32x4.gt(mx, kk);
-  if (v128.any_true(over)) {
-    const x = f32x4.mul(f32x4.sub(mx, kk), f32x4.splat(<f32>INV_1K));
-    const sf = f32x4.div(f32x4.add(kk, f32x4.div(f32x4.mul(f32x4.splat(<f32>(1.0 - K)), x), f32x4.add(one, x))), mx);
-    r = v128.bitselect(f32x4.mul(r, sf), r, over);
-    g = v128.bitselect(f32x4.mul(g, sf), g, over);
-    b = v128.bitselect(f32x4.mul(b, sf), b, over);
-  }
-  const rest = f32x4.sub(one, m);
+  const sf = shoulderQuad(f32x4.pmax(f32x4.pmax(r, g), b));
+  r = f32x4.mul(r, sf);
+  g = f32x4.mul(g, sf);
+  b = f32x4.mul(b, sf);
+  const rest = f32x4.sub(f32x4.splat(1.0), m);
   let ur = f32x4.sub(v128.load(at, 64), f32x4.mul(m, f32x4.add(f32x4.mul(f32x4.splat(<f32>nr), D), S)));
   let ug = f32x4.sub(v128.load(at, 80), f32x4.mul(m, f32x4.add(f32x4.mul(f32x4.splat(<f32>ng), D), S)));
   let ub = f32x4.sub(v128.load(at, 96), f32x4.mul(m, f32x4.add(f32x4.mul(f32x4.splat(<f32>nb), D), S)));
@@ -351,31 +354,14 @@ let eD: f32 = 0, eS: f32 = 0, eM: f32 = 0, eR: f32 = 0, eG: f32 = 0, eB: f32 = 0
     g = f32x4.mul(g, sh);
     b = f32x4.mul(b, sh);
   }
-  r = f32x4.pmin(f32x4.pmax(r, zero), one);
-  g = f32x4.pmin(f32x4.pmax(g, zero), one);
-  b = f32x4.pmin(f32x4.pmax(b, zero), one);
-  const nb16 = f32x4.splat(65536.0);
-  const last = i32x4.splat(65535);
-  const kr = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(r, nb16)), last);
-  const kg = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(g, nb16)), last);
-  const kb = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(b, nb16)), last);
   const pos = v128.load(at);
-  let o = o0 + <usize>i32x4.extract_lane(pos, 0) * 3;
-  store<u8>(o, enc32(f32x4.extract_lane(r, 0), i32x4.extract_lane(kr, 0)));
-  store<u8>(o + 1, enc32(f32x4.extract_lane(g, 0), i32x4.extract_lane(kg, 0)));
-  store<u8>(o + 2, enc32(f32x4.extract_lane(b, 0), i32x4.extract_lane(kb, 0)));
-  o = o0 + <usize>i32x4.extract_lane(pos, 1) * 3;
-  store<u8>(o, enc32(f32x4.extract_lane(r, 1), i32x4.extract_lane(kr, 1)));
-  store<u8>(o + 1, enc32(f32x4.extract_lane(g, 1), i32x4.extract_lane(kg, 1)));
-  store<u8>(o + 2, enc32(f32x4.extract_lane(b, 1), i32x4.extract_lane(kb, 1)));
-  o = o0 + <usize>i32x4.extract_lane(pos, 2) * 3;
-  store<u8>(o, enc32(f32x4.extract_lane(r, 2), i32x4.extract_lane(kr, 2)));
-  store<u8>(o + 1, enc32(f32x4.extract_lane(g, 2), i32x4.extract_lane(kg, 2)));
-  store<u8>(o + 2, enc32(f32x4.extract_lane(b, 2), i32x4.extract_lane(kb, 2)));
-  o = o0 + <usize>i32x4.extract_lane(pos, 3) * 3;
-  store<u8>(o, enc32(f32x4.extract_lane(r, 3), i32x4.extract_lane(kr, 3)));
-  store<u8>(o + 1, enc32(f32x4.extract_lane(g, 3), i32x4.extract_lane(kg, 3)));
-  store<u8>(o + 2, enc32(f32x4.extract_lane(b, 3), i32x4.extract_lane(kb, 3)));
+  storeQuad(
+    r, g, b,
+    o0 + <usize>i32x4.extract_lane(pos, 0) * 3,
+    o0 + <usize>i32x4.extract_lane(pos, 1) * 3,
+    o0 + <usize>i32x4.extract_lane(pos, 2) * 3,
+    o0 + <usize>i32x4.extract_lane(pos, 3) * 3,
+  );
 }
 
 /**
