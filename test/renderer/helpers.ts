@@ -136,10 +136,10 @@ export function psnr(a: Uint8Array, b: Uint8Array): number {
 export const GL_REQUIRED = process.env.CI === 'true' || process.env.REQUIRE_GL === '1';
 
 /**
- * The wasm kernel against the reference kernel (kernel.ts): fully painted pixels go four at a time in
- * single precision there (wasm/kernel.ts `paintedQuad`), so a value on a rounding threshold may come
- * out one code off; every other pixel (edges of the paint, shadow, backdrop, plate) must be the
- * reference's bytes. Fails with the first offending pixel.
+ * The wasm kernel against the reference kernel (kernel.ts): painted pixels of opaque rows, fully or
+ * partly, go in single precision there (wasm/kernel.ts `paintedQuad`, `edgeQuad`), so a value on a
+ * rounding threshold may come out one code off; every unpainted pixel (shadow, backdrop, plate off
+ * the paint) must be the reference's bytes. Fails with the first offending pixel.
  */
 export function expectKernelMatch(got: Uint8Array, ref: Uint8Array, paint: Uint8Array, channels: 3 | 4, label: string): void {
   let painted = 0;

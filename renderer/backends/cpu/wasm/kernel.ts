@@ -118,8 +118,9 @@ let ur: f64 = 0, ug: f64 = 0, ub: f64 = 0;
 }
 
 /**
- * The shoulder's factor for four pixels whose largest channels are `mx`: 1 in lanes at or below the
- * knee (a channel times 1 is itself exactly, so every lane may be multiplied by it).
+ * The shoulder's factor for four pixels whose largest channels are `mx`: 1 in lanes not over the knee
+ * (at or below it, or NaN: f32x4.gt is false there). A channel times 1 is itself exactly (a NaN stays
+ * a NaN, which the clamp and encode make 0 either way), so every lane may be multiplied by it.
  */
 // @ts-ignore: decorator
 @inline function shoulderQuad(mx: v128): v128 {
@@ -136,7 +137,7 @@ let ur: f64 = 0, ug: f64 = 0, ub: f64 = 0;
 // @ts-ignore: decorator
 @inline function shoulderOne(mx: f32): f32 {
   const kk = <f32>K;
-  if (!(mx > kk)) return 1;
+  if (!(mx > kk)) return 1; // not `mx <= kk`: a NaN is not over the knee (as in f32x4.gt)
   const x = (mx - kk) * <f32>INV_1K;
   return (kk + (<f32>(1.0 - K) * x) / (<f32>1.0 + x)) / mx;
 }
@@ -152,11 +153,11 @@ let ur: f64 = 0, ug: f64 = 0, ub: f64 = 0;
   r = f32x4.pmin(f32x4.pmax(r, zero), one);
   g = f32x4.pmin(f32x4.pmax(g, zero), one);
   b = f32x4.pmin(f32x4.pmax(b, zero), one);
-  const nb = f32x4.splat(65536.0);
+  const nb16 = f32x4.splat(65536.0); // not `nb`: the neutral paint's blue
   const last = i32x4.splat(65535);
-  const kr = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(r, nb)), last);
-  const kg = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(g, nb)), last);
-  const kb = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(b, nb)), last);
+  const kr = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(r, nb16)), last);
+  const kg = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(g, nb16)), last);
+  const kb = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(b, nb16)), last);
   store<u8>(o0, enc32(f32x4.extract_lane(r, 0), i32x4.extract_lane(kr, 0)));
   store<u8>(o0 + 1, enc32(f32x4.extract_lane(g, 0), i32x4.extract_lane(kg, 0)));
   store<u8>(o0 + 2, enc32(f32x4.extract_lane(b, 0), i32x4.extract_lane(kb, 0)));
@@ -190,8 +191,8 @@ let ur: f64 = 0, ug: f64 = 0, ub: f64 = 0;
 
 /**
  * Four fully painted pixels at once in f32x4 (the formula in single precision, as the gl backend's
- * shader computes it), encoded with the exact encode's tables. Not always the scalar
- * path's f64 bytes: a value within single precision's rounding (about 1e-7 relative) of a code's
+ * shader computes it), encoded with the exact encode's tables. Not always the reference's
+ * (../kernel.ts) f64 bytes: a value within single precision's rounding (about 1e-7 relative) of a code's
  * threshold may come out one code off (test/renderer/helpers.ts expectKernelMatch bounds how many).
  */
 // @ts-ignore: decorator
