@@ -144,10 +144,10 @@ let ur: f64 = 0, ug: f64 = 0, ub: f64 = 0;
 
 /**
  * Four pixels' linear RGB (f32x4 per channel) clamped to [0, 1] and encoded (`enc32`: the bucket of
- * each lane in SIMD, the code and its threshold per lane), lane j written at `oj`.
+ * each lane in SIMD, the code and its threshold per lane), lane j written at address `aj`.
  */
 // @ts-ignore: decorator
-@inline function storeQuad(r: v128, g: v128, b: v128, o0: usize, o1: usize, o2: usize, o3: usize): void {
+@inline function storeQuad(r: v128, g: v128, b: v128, a0: usize, a1: usize, a2: usize, a3: usize): void {
   const zero = f32x4.splat(0);
   const one = f32x4.splat(1.0);
   r = f32x4.pmin(f32x4.pmax(r, zero), one);
@@ -158,18 +158,18 @@ let ur: f64 = 0, ug: f64 = 0, ub: f64 = 0;
   const kr = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(r, nb16)), last);
   const kg = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(g, nb16)), last);
   const kb = i32x4.min_s(i32x4.trunc_sat_f32x4_s(f32x4.mul(b, nb16)), last);
-  store<u8>(o0, enc32(f32x4.extract_lane(r, 0), i32x4.extract_lane(kr, 0)));
-  store<u8>(o0 + 1, enc32(f32x4.extract_lane(g, 0), i32x4.extract_lane(kg, 0)));
-  store<u8>(o0 + 2, enc32(f32x4.extract_lane(b, 0), i32x4.extract_lane(kb, 0)));
-  store<u8>(o1, enc32(f32x4.extract_lane(r, 1), i32x4.extract_lane(kr, 1)));
-  store<u8>(o1 + 1, enc32(f32x4.extract_lane(g, 1), i32x4.extract_lane(kg, 1)));
-  store<u8>(o1 + 2, enc32(f32x4.extract_lane(b, 1), i32x4.extract_lane(kb, 1)));
-  store<u8>(o2, enc32(f32x4.extract_lane(r, 2), i32x4.extract_lane(kr, 2)));
-  store<u8>(o2 + 1, enc32(f32x4.extract_lane(g, 2), i32x4.extract_lane(kg, 2)));
-  store<u8>(o2 + 2, enc32(f32x4.extract_lane(b, 2), i32x4.extract_lane(kb, 2)));
-  store<u8>(o3, enc32(f32x4.extract_lane(r, 3), i32x4.extract_lane(kr, 3)));
-  store<u8>(o3 + 1, enc32(f32x4.extract_lane(g, 3), i32x4.extract_lane(kg, 3)));
-  store<u8>(o3 + 2, enc32(f32x4.extract_lane(b, 3), i32x4.extract_lane(kb, 3)));
+  store<u8>(a0, enc32(f32x4.extract_lane(r, 0), i32x4.extract_lane(kr, 0)));
+  store<u8>(a0 + 1, enc32(f32x4.extract_lane(g, 0), i32x4.extract_lane(kg, 0)));
+  store<u8>(a0 + 2, enc32(f32x4.extract_lane(b, 0), i32x4.extract_lane(kb, 0)));
+  store<u8>(a1, enc32(f32x4.extract_lane(r, 1), i32x4.extract_lane(kr, 1)));
+  store<u8>(a1 + 1, enc32(f32x4.extract_lane(g, 1), i32x4.extract_lane(kg, 1)));
+  store<u8>(a1 + 2, enc32(f32x4.extract_lane(b, 1), i32x4.extract_lane(kb, 1)));
+  store<u8>(a2, enc32(f32x4.extract_lane(r, 2), i32x4.extract_lane(kr, 2)));
+  store<u8>(a2 + 1, enc32(f32x4.extract_lane(g, 2), i32x4.extract_lane(kg, 2)));
+  store<u8>(a2 + 2, enc32(f32x4.extract_lane(b, 2), i32x4.extract_lane(kb, 2)));
+  store<u8>(a3, enc32(f32x4.extract_lane(r, 3), i32x4.extract_lane(kr, 3)));
+  store<u8>(a3 + 1, enc32(f32x4.extract_lane(g, 3), i32x4.extract_lane(kg, 3)));
+  store<u8>(a3 + 2, enc32(f32x4.extract_lane(b, 3), i32x4.extract_lane(kb, 3)));
 }
 
 /** `storeQuad` for one pixel: a lane of it, operation for operation (f32x4.pmin/pmax written as their definitions). */
