@@ -11,9 +11,6 @@ import { decodeLayerFiles, halveLayers, levelSize, twoThirdsLayers, withLevelTab
 import { runPaced } from './paced.ts';
 import { SharedMemoryReclaimer } from '../cache/reclaim.ts';
 
-/** How long a level's tables stand aside, at most, for levels being built (addLevelTables): longer than a cold chain of levels. */
-const TABLES_STAND_ASIDE_MS = 1000;
-
 export interface AssetStoreOptions {
   dir: string;
   /** Budget for decoded layers (all levels and widths), in bytes. */
@@ -67,8 +64,6 @@ export class AssetStore {
   private readonly inflight = new Map<string, Promise<Layers>>();
   private readonly recheckMs: number;
   private readonly reclaimer = new SharedMemoryReclaimer();
-  /** Called once no level is being built (levelsIdle). */
-  private readonly idleWaiters: (() => void)[] = [];
   /** Level tables being built (addLevelTables). */
   private readonly tables = new Set<Promise<void>>();
   /** Called when layers leave the cache (the gl backend drops its textures of them). */
@@ -176,10 +171,7 @@ export class AssetStore {
           this.addLevelTables(key, l);
           return l;
         })
-        .finally(() => {
-          this.inflight.delete(key);
-          if (this.inflight.size === 0) for (const w of this.idleWaiters.splice(0)) w();
-        });
+        .finally(() => this.inflight.delete(key));
       this.inflight.set(key, p);
     }
     return p;
@@ -189,38 +181,18 @@ export class AssetStore {
    * The level's tables (layers.ts `withLevelTables`: its edge list, fully painted runs and palette), built after the
    * level is cached, paced on this thread, so a cold render never waits for them (renders meanwhile
    * compute those pixels from the planes, to the same bytes); then the cache counts the arena's growth
-   * (the new Layers object replaces the old without disposing it). They stand aside while any level
-   * is being built: a cold render of a small width builds the levels above it in turn, and the
-   * tables of those levels, interleaved with its chain, made it wait (a process's first cold 400 px
-   * render 378–518 → 315–393 ms, four alternated pairs; no difference measured over a stream of cold
-   * renders: docs/performance-renderer.md, "Ninth pass"); its composite and encode leave the thread free for them.
-   * At most TABLES_STAND_ASIDE_MS in all, so that a renderer building levels without pause still gets them.
+   * (the new Layers object replaces the old without disposing it).
    */
   private addLevelTables(key: string, l: Layers): void {
     if (!l.arena?.output || l.arena.tablesTried) return;
     // stopped between slices once the level left the cache
-    const until = performance.now() + TABLES_STAND_ASIDE_MS;
-    const built = runPaced(withLevelTables(l, () => this.layers.peek(key) === l), undefined, () => this.levelsIdle(until))
+    const built = runPaced(withLevelTables(l, () => this.layers.peek(key) === l))
       .then((withIt) => {
         if (withIt !== l && this.layers.peek(key) === l) this.layers.set(key, withIt, { noDisposeOnSet: true });
       })
       .catch((e: unknown) => this.opts.logger.warn({ key, err: e }, 'level tables not built; renders compute those pixels from the planes'))
       .finally(() => this.tables.delete(built));
     this.tables.add(built);
-  }
-
-  /** Null when no level is being built or `until` (performance.now()) has passed, else a promise that settles once either is so. */
-  private levelsIdle(until: number): Promise<void> | null {
-    const left = until - performance.now();
-    if (this.inflight.size === 0 || left <= 0) return null;
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, left);
-      timer.unref();
-      this.idleWaiters.push(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
   }
 
   /** Settles once the level tables being built now are done (tests, benchmarks). */

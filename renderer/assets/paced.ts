@@ -15,19 +15,10 @@ export function runNow<T>(work: Sliced<T>): T {
   }
 }
 
-/**
- * Slices of the work until about `sliceMs` has passed, then the event loop's turn (setImmediate), until
- * it ends. `yieldTo` (optional), asked before each slice: null to go on, or a promise to wait for
- * first (work of lower priority standing aside while more urgent work runs).
- */
-export async function runPaced<T>(work: Sliced<T>, sliceMs = 4, yieldTo?: () => Promise<void> | null): Promise<T> {
+/** Slices of the work until about `sliceMs` has passed, then the event loop's turn (setImmediate), until it ends. */
+export async function runPaced<T>(work: Sliced<T>, sliceMs = 4): Promise<T> {
   let t0 = performance.now();
   for (;;) {
-    const wait = yieldTo?.() ?? null;
-    if (wait !== null) {
-      await wait;
-      t0 = performance.now();
-    }
     const r = work.next();
     if (r.done) return r.value;
     if (performance.now() - t0 >= sliceMs) {

@@ -1,9 +1,5 @@
-import fsp from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
-import { AssetStore, levelLadder } from '../../renderer/assets/asset-store.ts';
-import { makeSyntheticSet } from '../../renderer/assets/make-synthetic-set.ts';
+import { AssetStore } from '../../renderer/assets/asset-store.ts';
 import { CpuCompositor, kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
 import type { CompositeJob } from '../../renderer/backends/backend.ts';
@@ -340,42 +336,6 @@ describe('cpu backend, level tables', function () {
       }
     } finally {
       await cpu.close();
-    }
-  });
-  it('wait while any level is being built: a cold render\'s chain of levels is not slowed by the tables of the levels above it', async () => {
-    const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'tables-wait-'));
-    try {
-      await makeSyntheticSet(path.join(dir, 'wide'), { width: 1600, revision: 'w1', lightDepth: 8, views: ['front_left'] });
-      const store = new AssetStore({ dir, cacheBytes: 512 * 1024 * 1024, logger: quietLogger });
-      const set = await store.getSet('wide');
-      const v = set.views.front_left!;
-      // the 1/6 level: the full size, then its 2/3 level, then two halvings, built in turn
-      const sixth = levelLadder(v.width, v.height).find((l) => l.footprint === 6)!;
-      let chainDone = false;
-      const chain = store.levelFor(set, 'front_left', sixth.width).then((l) => {
-        chainDone = true;
-        return l;
-      });
-      const full = await store.levelFor(set, 'front_left', v.width);
-      let polls = 0;
-      let builtDuringChain = false;
-      await new Promise<void>((resolve) => {
-        const poll = () => {
-          if (chainDone) return resolve();
-          polls++;
-          if (full.arena!.edges !== null || full.arena!.palette !== null) builtDuringChain = true;
-          setImmediate(poll);
-        };
-        poll();
-      });
-      const small = await chain;
-      expect(polls, 'the chain gave the event loop its turns').to.be.greaterThan(3);
-      expect(builtDuringChain, 'the full level\'s tables were built while the levels below it were').to.equal(false);
-      await store.tablesBuilt();
-      expect(full.arena!.edges, 'the full level\'s tables, afterwards').to.not.equal(null);
-      expect(small.arena!.tablesTried, 'and the smallest level\'s').to.equal(true);
-    } finally {
-      await fsp.rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -38,25 +38,6 @@ describe('paced work (renderer/assets/paced.ts)', () => {
     expect(log.indexOf('other')).to.equal(-1);
   });
 
-  it('runPaced asks yieldTo before each slice and waits on the promise it gives before going on', async () => {
-    const log: string[] = [];
-    let release: () => void = () => {};
-    let blocked = true;
-    let asked = 0;
-    const gate = () => {
-      asked++;
-      return blocked ? new Promise<void>((r) => (release = r)) : null;
-    };
-    const run = runPaced(sumSliced(3, log), 0, gate);
-    await new Promise((r) => setTimeout(r, 20));
-    expect(log, 'no step runs while the gate holds').to.deep.equal([]);
-    blocked = false;
-    release();
-    expect(await run).to.equal(6);
-    expect(log).to.deep.equal(['step 1', 'step 2', 'step 3']);
-    expect(asked, 'asked before each slice (of 0 ms: one step each) and before the last next()').to.equal(4);
-  });
-
   it('a failing step rejects the paced run (and throws from runNow)', async () => {
     function* failing(): Sliced<void> {
       yield;
