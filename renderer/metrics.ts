@@ -3,6 +3,7 @@ import { isServiceError } from '../shared/errors.ts';
 import type { Compositor } from './backends/backend.ts';
 import type { RenderQueue } from './render-queue.ts';
 import type { RenderService } from './render-service.ts';
+import type { LevelFiles } from './assets/level-files.ts';
 
 /** Render latency buckets in seconds: a cache hit (~1 ms) up to the gateway's default deadline (15 s) and beyond. */
 export const RENDER_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30];
@@ -17,7 +18,7 @@ export interface RendererMetrics {
  * RESOURCE_EXHAUSTED refusals, and the backend in use as an info metric (gl/cpu, GL renderer string).
  * It wraps `service.render` once; the render path itself knows nothing of metrics.
  */
-export function instrumentRenderer(deps: { service: RenderService; queue: RenderQueue; backend: Compositor }): RendererMetrics {
+export function instrumentRenderer(deps: { service: RenderService; queue: RenderQueue; backend: Compositor; levelFiles?: LevelFiles | null }): RendererMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const backendName = deps.backend.name;
@@ -107,6 +108,33 @@ export function instrumentRenderer(deps: { service: RenderService; queue: Render
       if (typeof s.layers?.bytes === 'number') this.set({ cache: 'layers' }, s.layers.bytes);
     },
   });
+  const levelFiles = deps.levelFiles;
+  if (levelFiles) {
+    // counters kept by LevelFiles itself, read at scrape time (it knows nothing of metrics)
+    new Counter({
+      name: 'renderer_level_files_total',
+      help: 'Levels looked for in LEVEL_CACHE_DIR and what became of them (hit: read, miss: built, written, evicted, failed: a file refused or a write that failed)',
+      labelNames: ['result'],
+      registers: [registry],
+      collect() {
+        const s = levelFiles.stats();
+        this.reset();
+        const results = { hit: s.hits, miss: s.misses, written: s.written, evicted: s.evicted, failed: s.failed };
+        for (const [result, n] of Object.entries(results)) this.inc({ result }, n);
+      },
+    });
+    new Gauge({
+      name: 'renderer_level_files_bytes',
+      help: 'Bytes of level files in LEVEL_CACHE_DIR, and its budget (LEVEL_CACHE_MB)',
+      labelNames: ['kind'],
+      registers: [registry],
+      collect() {
+        const s = levelFiles.stats();
+        this.set({ kind: 'used' }, s.bytes);
+        this.set({ kind: 'budget' }, s.budget);
+      },
+    });
+  }
   const info = new Gauge({
     name: 'renderer_backend_info',
     help: 'The compositing backend in use (always 1): backend gl or cpu, and the GL renderer string or cpu description',

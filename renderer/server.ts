@@ -5,6 +5,7 @@ import type { RendererConfig } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
 import { RENDER_SERVICE_NAME, loadRenderPackageDefinition, renderGrpcObject } from '../shared/render-client.ts';
 import { AssetStore } from './assets/asset-store.ts';
+import { LevelFiles } from './assets/level-files.ts';
 import type { Compositor } from './backends/backend.ts';
 import { createCompositor } from './backends/select.ts';
 import { renderHandlers } from './grpc/handlers.ts';
@@ -29,6 +30,7 @@ export interface RendererInternals {
   store: AssetStore;
   backend: Compositor;
   queue: RenderQueue;
+  levelFiles: LevelFiles | null;
 }
 
 /**
@@ -52,7 +54,9 @@ export async function startRendererServer(opts: {
     alone: () => queue.running <= 1 && queue.queued === 0,
   });
   // the shadowed base only serves the cpu kernel; with gl it would take layer budget for nothing
-  const store = new AssetStore({ dir: config.assetsDir, cacheBytes: layerBytes, logger, shadowedBase: backend.name === 'cpu' });
+  // a directory that cannot be used is logged and leaves the renderer without level files, never without renders
+  const levelFiles = config.levelFiles ? await LevelFiles.open({ dir: config.levelFiles.dir, budgetBytes: config.levelFiles.bytes, logger }) : null;
+  const store = new AssetStore({ dir: config.assetsDir, cacheBytes: layerBytes, logger, shadowedBase: backend.name === 'cpu', levelFiles });
   await store.init();
   store.onEvict = (key) => backend.forget?.(key);
   const service = new RenderService({
@@ -62,8 +66,8 @@ export async function startRendererServer(opts: {
     renderCacheBytes: config.cacheBytes - layerBytes,
     logger,
   });
-  const metrics = instrumentRenderer({ service, queue, backend });
-  opts.onInternals?.({ service, store, backend, queue });
+  const metrics = instrumentRenderer({ service, queue, backend, levelFiles });
+  opts.onInternals?.({ service, store, backend, queue, levelFiles });
 
   let draining = false;
   const server = new grpc.Server({
@@ -109,6 +113,9 @@ export async function startRendererServer(opts: {
           server.forceShutdown();
         }
         await backend.close();
+        // level files being written are finished (a few ms each), not left as temporary files
+        const written = levelFiles?.idle();
+        if (written) await Promise.race([written, new Promise((r) => setTimeout(r, 2000).unref())]);
         logger.info('renderer stopped');
       })();
       return closing;

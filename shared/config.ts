@@ -242,6 +242,8 @@ const rendererSchema = z.object({
   RENDER_CACHE_MB: positiveInt(512),
   RENDER_WORKERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().positive().max(64).optional()),
   RENDER_QUEUE_MAX: positiveInt(64),
+  LEVEL_CACHE_DIR: optionalString,
+  LEVEL_CACHE_MB: positiveInt(4096),
   RENDERER_GRACE_MS: positiveInt(10_000),
   RENDERER_METRICS_PORT: metricsPort(9465),
   RENDERER_METRICS_HOST: z.preprocess(emptyAsUndefined, z.string().default('0.0.0.0')),
@@ -256,6 +258,11 @@ export interface RendererConfig {
   cacheBytes: number;
   workers: number;
   queueMax: number;
+  /**
+   * Built levels kept on local disk (renderer/assets/level-files.ts): the directory and its byte
+   * budget; null (LEVEL_CACHE_DIR unset or empty): none, every cold level is decoded and reduced.
+   */
+  levelFiles: { dir: string; bytes: number } | null;
   /** On SIGTERM: how long renders in flight may take to finish. */
   graceMs: number;
   logLevel: string;
@@ -277,6 +284,7 @@ export function loadRendererConfig(env: NodeJS.ProcessEnv = process.env, project
     // at most 64: every layers arena keeps one scratch row per compositing thread (renderer/assets/layers.ts ARENA_SLOTS)
     workers: e.RENDER_WORKERS ?? Math.min(64, Math.max(1, os.availableParallelism())),
     queueMax: e.RENDER_QUEUE_MAX,
+    levelFiles: e.LEVEL_CACHE_DIR ? { dir: path.resolve(e.LEVEL_CACHE_DIR), bytes: e.LEVEL_CACHE_MB * 1024 * 1024 } : null,
     graceMs: e.RENDERER_GRACE_MS,
     logLevel: e.LOG_LEVEL,
     metricsPort: e.RENDERER_METRICS_PORT,

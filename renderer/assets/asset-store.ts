@@ -7,7 +7,8 @@ import { ServiceError } from '../../shared/errors.ts';
 import { WIDTH_MIN } from '../../shared/render-options.ts';
 import type { ViewId } from '../../shared/views.ts';
 import { AssetSetError, SET_ID_RE, layerPath, readSetMeta, type AssetSetMeta, type ViewMeta } from './set-format.ts';
-import { decodeLayerFiles, halveLayers, levelSize, twoThirdsLayers, withLevelTables, type Layers } from './layers.ts';
+import { decodeLayerFiles, halveLayers, levelSize, twoThirdsLayers, withLevelTables, type LayerFiles, type Layers } from './layers.ts';
+import type { LevelFileSpec, LevelFiles } from './level-files.ts';
 import { runPaced } from './paced.ts';
 import { SharedMemoryReclaimer } from '../cache/reclaim.ts';
 
@@ -20,6 +21,8 @@ export interface AssetStoreOptions {
   recheckMs?: number;
   /** Make each level's shadowed base (Layers.shadowedBase): the cpu backend's; default true. */
   shadowedBase?: boolean;
+  /** Built levels kept on disk (LEVEL_CACHE_DIR): read before a level is built, written after; null: none. */
+  levelFiles?: LevelFiles | null;
 }
 
 interface SetEntry {
@@ -202,30 +205,53 @@ export class AssetStore {
 
   private level(set: AssetSetMeta, viewId: ViewId, footprint: number): Promise<Layers> {
     const v = this.view(set, viewId);
-    const prefix = `${set.id}@${set.revision}/${viewId}`;
-    const key = `${prefix}/F${footprint}`;
-    if (footprint === 1) {
-      return this.cached(key, () =>
-        decodeLayerFiles(
-          key,
-          {
-            base: layerPath(set.dir, viewId, 'base'),
-            paint: layerPath(set.dir, viewId, 'paint'),
-            diffuse: layerPath(set.dir, viewId, 'diffuse'),
-            specular: layerPath(set.dir, viewId, 'specular'),
-            shadow: v.shadow ? layerPath(set.dir, viewId, 'shadow') : null,
-            coverage: v.coverage ? layerPath(set.dir, viewId, 'coverage') : null,
-          },
-          v.lightDepth,
-          v.width,
-          v.height,
-          { shadowedBase: this.opts.shadowedBase },
-        ),
-      );
-    }
+    const key = `${set.id}@${set.revision}/${viewId}/F${footprint}`;
+    const files: LayerFiles = {
+      base: layerPath(set.dir, viewId, 'base'),
+      paint: layerPath(set.dir, viewId, 'paint'),
+      diffuse: layerPath(set.dir, viewId, 'diffuse'),
+      specular: layerPath(set.dir, viewId, 'specular'),
+      shadow: v.shadow ? layerPath(set.dir, viewId, 'shadow') : null,
+      coverage: v.coverage ? layerPath(set.dir, viewId, 'coverage') : null,
+    };
     // 1.5 comes from the full size; every other level is the halving of the one at half its footprint
-    if (footprint === 1.5) return this.cached(key, async () => twoThirdsLayers(key, await this.level(set, viewId, 1)));
-    return this.cached(key, async () => halveLayers(key, await this.level(set, viewId, footprint / 2)));
+    const build =
+      footprint === 1
+        ? () => decodeLayerFiles(key, files, v.lightDepth, v.width, v.height, { shadowedBase: this.opts.shadowedBase })
+        : footprint === 1.5
+          ? async () => twoThirdsLayers(key, await this.level(set, viewId, 1))
+          : async () => halveLayers(key, await this.level(set, viewId, footprint / 2));
+    const levelFiles = this.opts.levelFiles;
+    if (!levelFiles) return this.cached(key, build);
+    return this.cached(key, async () => {
+      const spec = await this.levelFileSpec(key, v, files, footprint);
+      const read = spec ? await levelFiles.read(spec) : null;
+      if (read) return read;
+      const built = await build();
+      if (spec) levelFiles.write(spec, built);
+      return built;
+    });
+  }
+
+  /**
+   * What a level file must be to stand for this level: named by the level's key and the layer files
+   * (path, size, mtime, inode), so a file replaced without a new revision is noticed too; null where
+   * a layer file cannot be read (the build then fails and says which).
+   */
+  private async levelFileSpec(key: string, v: ViewMeta, files: LayerFiles, footprint: number): Promise<LevelFileSpec | null> {
+    const paths = Object.values(files).filter((f): f is string => f !== null);
+    const stats = await Promise.all(paths.map((p) => fs.stat(p).catch(() => null)));
+    if (stats.some((s) => s === null)) return null;
+    const id = JSON.stringify([key, ...paths.map((p, i) => [p, stats[i]!.size, stats[i]!.mtimeMs, stats[i]!.ino])]);
+    const full = footprint === 1;
+    return {
+      id,
+      ...(full ? { width: v.width, height: v.height } : levelSize(v.width, v.height, footprint)),
+      shadow: files.shadow !== null,
+      coverage: files.coverage !== null,
+      level: full ? null : { footprint, fullWidth: v.width, fullHeight: v.height },
+      shadowedBase: this.opts.shadowedBase !== false,
+    };
   }
 
   /**

@@ -692,6 +692,14 @@ function* layersOf(key: string, l: Omit<Layers, 'bytes' | 'key' | 'runs' | 'leve
   return { ...rest, ...(shadowedBase ? { shadowedBase } : {}), runs, key, bytes: planes + runs.rowStart.byteLength + runs.xs.byteLength };
 }
 
+/**
+ * The Layers of planes filled from elsewhere (a level file: level-files.ts), in an arena from
+ * allocPlanes: the shadowed base and runs made here, paced, as for a level decoded or reduced here.
+ */
+export function layersOfPlanes(key: string, p: PlaneSet & { arena: LayerArena; shadowedBase?: Uint8Array; width: number; height: number }, level: LevelGeometry | undefined, opts: { shadowedBase?: boolean }): Promise<Layers> {
+  return runPaced(layersOf(key, p, opts)).then((made) => (level ? { ...made, level } : made));
+}
+
 export interface LayerFiles {
   base: string;
   paint: string;

@@ -15,6 +15,7 @@ import type { RenderContext } from '../../renderer/pipeline/context.ts';
 import { layersStep } from '../../renderer/pipeline/steps/01-layers.ts';
 import { plateStep } from '../../renderer/pipeline/steps/02-plate.ts';
 import type { ViewId } from '../../shared/views.ts';
+import type { Registry } from 'prom-client';
 
 export const TEST_SET = 'testset';
 export const TEST_WIDTH = 480;
@@ -73,6 +74,8 @@ export interface TestServer {
   client: RendererClient;
   internals: RendererInternals;
   config: RendererConfig;
+  /** The renderer's Prometheus registry. */
+  metrics: Registry;
   close(): Promise<void>;
 }
 
@@ -91,6 +94,7 @@ export async function startTestServer(over: Partial<RendererConfig> = {}): Promi
     client,
     internals: internals!,
     config,
+    metrics: server.metrics,
     async close() {
       client.close();
       await server.close(2000);

@@ -1,0 +1,351 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import type { Logger } from '../../shared/logger.ts';
+import { allocPlanes, layersOfPlanes, type LevelGeometry, type Layers, type Planes } from './layers.ts';
+
+/**
+ * Bump whenever decodeLayerFiles or the reductions (layers.ts) give other planes for the same layer
+ * files: files of another version are never read (and are evicted like any other).
+ */
+export const LEVEL_FILE_VERSION = 1;
+
+const MAGIC = 0x4c565256; // "VRVL", little-endian
+/** Fixed fields before the header's JSON: magic, version, header bytes, payload bytes, payload CRC-32, JSON bytes, JSON CRC-32. */
+const FIXED = 28;
+/** The header (fixed fields and JSON) is read in one go; its JSON is a few hundred bytes. */
+const HEADER_MAX = 4096;
+/** Planes are checksummed a slice at a time, the event loop's turn between (about 0.2 ms each). */
+const CRC_SLICE = 1 << 20;
+/** A writer's temporary file older than this is left over from a process that died while writing. */
+const STALE_TMP_MS = 10 * 60_000;
+const SUFFIX = '.level';
+
+/**
+ * What a level file must be to stand for a level: `id` names the level and the layer files it comes
+ * from (the asset store's key with their sizes, mtimes and inodes), the rest is what the asset store
+ * expects of it.
+ */
+export interface LevelFileSpec {
+  id: string;
+  width: number;
+  height: number;
+  shadow: boolean;
+  coverage: boolean;
+  /** A reduced level's place in the full size; null: the full size. */
+  level: LevelGeometry | null;
+  /** The arena's extra planes, as the asset store builds its levels (allocPlanes). */
+  shadowedBase: boolean;
+}
+
+interface Header {
+  id: string;
+  width: number;
+  height: number;
+  shadow: boolean;
+  coverage: boolean;
+  level: LevelGeometry | null;
+}
+
+export interface LevelFileStats {
+  /** Levels read from a file instead of being decoded or reduced. */
+  hits: number;
+  /** Levels looked for and not found (then built, and written). */
+  misses: number;
+  written: number;
+  evicted: number;
+  /** Files refused (wrong version, size or checksum, unreadable) and writes that failed. */
+  failed: number;
+  files: number;
+  bytes: number;
+  budget: number;
+}
+
+/** The planes a level file holds, in this order: what the level is made of; the rest is made from them. */
+function planesOf(p: Planes): (Uint8Array | Uint16Array)[] {
+  return [p.base, p.paint, p.diffuse, p.specular, ...(p.shadow ? [p.shadow] : []), ...(p.coverage ? [p.coverage] : [])];
+}
+
+function payloadBytes(width: number, height: number, shadow: boolean, coverage: boolean): number {
+  const n = width * height;
+  return n * (3 + 1 + 2 + 2) + (shadow ? n : 0) + (coverage ? n : 0);
+}
+
+function bytesOf(a: Uint8Array | Uint16Array): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+async function crcSliced(parts: Uint8Array[]): Promise<number> {
+  let crc = 0;
+  for (const p of parts) {
+    for (let i = 0; i < p.length; i += CRC_SLICE) {
+      crc = zlib.crc32(p.subarray(i, Math.min(p.length, i + CRC_SLICE)), crc);
+      await nextTurn();
+    }
+  }
+  return crc;
+}
+
+class LevelFileError extends Error {}
+
+/**
+ * Built levels kept on local disk (LEVEL_CACHE_DIR), so that a level the layer cache evicted, or
+ * that a restarted renderer has never built, is read back in milliseconds instead of decoded from
+ * the set's files and reduced level by level (a few hundred ms: docs/renderer.md, "Level files").
+ * A level file is its planes as the asset store built them (raw, little-endian) behind a header
+ * naming the level and the layer files it was made from, with a CRC-32 of the planes; anything that
+ * does not match (another version, set revision, layer file, size, a torn or flipped byte) is not
+ * read, it is deleted and the level is built again. Files are written in the background after a
+ * level is built (a temporary file renamed into place, so a reader sees a whole file or none) and
+ * evicted least recently used beyond the byte budget. A disk that fails never fails a render: the
+ * level is built as it would be without.
+ */
+export class LevelFiles {
+  /** Files by name, least recently used first (a use moves one to the end). */
+  private readonly index = new Map<string, number>();
+  private total = 0;
+  private readonly writing = new Set<string>();
+  private readonly pending = new Set<Promise<void>>();
+  private readonly counts = { hits: 0, misses: 0, written: 0, evicted: 0, failed: 0 };
+  private lastWriteWarning = 0;
+
+  private constructor(
+    readonly dir: string,
+    readonly budget: number,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * The level files in `dir` (made if missing), those already there counted against `budget` (the
+   * most recently modified kept); null, with the reason logged, where the directory cannot be used
+   * or the machine is big-endian (the planes are stored as the memory holds them).
+   */
+  static async open(opts: { dir: string; budgetBytes: number; logger: Logger }): Promise<LevelFiles | null> {
+    const { dir, logger } = opts;
+    if (os.endianness() !== 'LE') {
+      logger.warn({ dir }, 'level files off: this machine is big-endian');
+      return null;
+    }
+    try {
+      await fsp.mkdir(dir, { recursive: true });
+      await fsp.access(dir, fs.constants.R_OK | fs.constants.W_OK);
+    } catch (e) {
+      logger.error({ dir, err: (e as Error).message }, 'level files off: LEVEL_CACHE_DIR is not a writable directory');
+      return null;
+    }
+    const files = new LevelFiles(dir, Math.max(0, opts.budgetBytes), logger);
+    await files.scan();
+    logger.info({ dir, files: files.index.size, mb: Math.round(files.total / 1048576), budgetMb: Math.round(files.budget / 1048576) }, 'level files');
+    return files;
+  }
+
+  private async scan(): Promise<void> {
+    const found: { name: string; bytes: number; mtime: number }[] = [];
+    const now = Date.now();
+    for (const name of await fsp.readdir(this.dir)) {
+      const st = await fsp.stat(path.join(this.dir, name)).catch(() => null);
+      if (!st?.isFile()) continue;
+      if (name.endsWith(SUFFIX)) found.push({ name, bytes: st.size, mtime: st.mtimeMs });
+      else if (name.endsWith('.tmp') && now - st.mtimeMs > STALE_TMP_MS) await fsp.rm(path.join(this.dir, name), { force: true });
+    }
+    found.sort((a, b) => a.mtime - b.mtime);
+    for (const f of found) {
+      this.index.set(f.name, f.bytes);
+      this.total += f.bytes;
+    }
+    await this.evictOver(this.budget);
+  }
+
+  stats(): LevelFileStats {
+    return { ...this.counts, files: this.index.size, bytes: this.total, budget: this.budget };
+  }
+
+  private fileName(id: string): string {
+    return crypto.createHash('sha256').update(`${LEVEL_FILE_VERSION}\n${id}`).digest('base64url').slice(0, 40) + SUFFIX;
+  }
+
+  /** The level as `spec` asks, read from its file and made ready like a built one; null where there is no good file. */
+  async read(spec: LevelFileSpec): Promise<Layers | null> {
+    const name = this.fileName(spec.id);
+    const file = path.join(this.dir, name);
+    let fh: fsp.FileHandle;
+    try {
+      fh = await fsp.open(file, 'r');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.refuse(file, e);
+      this.counts.misses++;
+      return null;
+    }
+    let planes: Planes | null = null;
+    try {
+      const { size } = await fh.stat();
+      const head = new Uint8Array(Math.min(HEADER_MAX, size));
+      await readFully(fh, head, 0);
+      const { header, headerBytes, payload, crc } = parseHeader(head);
+      const want = payloadBytes(spec.width, spec.height, spec.shadow, spec.coverage);
+      if (
+        header.id !== spec.id ||
+        header.width !== spec.width ||
+        header.height !== spec.height ||
+        header.shadow !== spec.shadow ||
+        header.coverage !== spec.coverage ||
+        JSON.stringify(header.level) !== JSON.stringify(spec.level) ||
+        payload !== want ||
+        size !== headerBytes + payload
+      ) {
+        throw new LevelFileError('the header does not match the level');
+      }
+      planes = allocPlanes(spec.id, spec.width, spec.height, { shadow: spec.shadow, coverage: spec.coverage, shadowedBase: spec.shadowedBase, output: spec.shadowedBase });
+      const parts = planesOf(planes).map(bytesOf);
+      let at = headerBytes;
+      for (const p of parts) {
+        await readFully(fh, p, at);
+        at += p.length;
+      }
+      if ((await crcSliced(parts)) >>> 0 !== crc) throw new LevelFileError('the planes do not match their checksum');
+    } catch (e) {
+      await fh.close().catch(() => undefined);
+      this.refuse(file, e);
+      this.forget(name);
+      await fsp.rm(file, { force: true }).catch(() => undefined);
+      this.counts.misses++;
+      return null;
+    }
+    await fh.close().catch(() => undefined);
+    this.touch(name);
+    this.counts.hits++;
+    const { arena, ...rest } = planes;
+    return layersOfPlanes(spec.id, { ...rest, arena, width: spec.width, height: spec.height }, spec.level ?? undefined, { shadowedBase: spec.shadowedBase });
+  }
+
+  /**
+   * Writes the level `l` (as built for `spec`) in the background; a level already being written, or
+   * larger than the whole budget, is not. The planes are only read: a built level's never change.
+   */
+  write(spec: LevelFileSpec, l: Layers): void {
+    const name = this.fileName(spec.id);
+    const payload = payloadBytes(l.width, l.height, l.shadow !== null, l.coverage !== null);
+    if (this.writing.has(name) || payload + HEADER_MAX > this.budget) return;
+    this.writing.add(name);
+    const done = this.writeFile(name, spec, l)
+      .catch((e: unknown) => {
+        this.counts.failed++;
+        // a full or read-only disk fails every write: one warning a minute says so
+        if (Date.now() - this.lastWriteWarning > 60_000) {
+          this.lastWriteWarning = Date.now();
+          this.logger.warn({ dir: this.dir, err: (e as Error).message }, 'level file not written; the level is built again when needed');
+        }
+      })
+      .finally(() => {
+        this.writing.delete(name);
+        this.pending.delete(done);
+      });
+    this.pending.add(done);
+  }
+
+  private async writeFile(name: string, spec: LevelFileSpec, l: Layers): Promise<void> {
+    const parts = [l.base, l.paint, l.diffuse, l.specular, ...(l.shadow ? [l.shadow] : []), ...(l.coverage ? [l.coverage] : [])].map(bytesOf);
+    const payload = parts.reduce((s, p) => s + p.length, 0);
+    const header: Header = { id: spec.id, width: l.width, height: l.height, shadow: l.shadow !== null, coverage: l.coverage !== null, level: l.level ?? null };
+    const head = buildHeader(header, payload, await crcSliced(parts));
+    const tmp = path.join(this.dir, `${name}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`);
+    try {
+      const fh = await fsp.open(tmp, 'w');
+      try {
+        await fh.writev([head, ...parts]);
+      } finally {
+        await fh.close();
+      }
+      await this.evictOver(this.budget - head.length - payload);
+      await fsp.rename(tmp, path.join(this.dir, name));
+    } catch (e) {
+      await fsp.rm(tmp, { force: true }).catch(() => undefined);
+      throw e;
+    }
+    this.forget(name);
+    this.index.set(name, head.length + payload);
+    this.total += head.length + payload;
+    this.counts.written++;
+  }
+
+  /** Deletes least recently used files until the rest take at most `bytes`. */
+  private async evictOver(bytes: number): Promise<void> {
+    for (const name of this.index.keys()) {
+      if (this.total <= bytes) return;
+      this.forget(name);
+      this.counts.evicted++;
+      await fsp.rm(path.join(this.dir, name), { force: true }).catch(() => undefined);
+    }
+  }
+
+  private forget(name: string): void {
+    const size = this.index.get(name);
+    if (size === undefined) return;
+    this.index.delete(name);
+    this.total -= size;
+  }
+
+  /** A file read is the most recently used, here and (by its mtime) for the next process's scan. */
+  private touch(name: string): void {
+    const size = this.index.get(name);
+    if (size !== undefined) {
+      this.index.delete(name);
+      this.index.set(name, size);
+    }
+    const now = new Date();
+    fsp.utimes(path.join(this.dir, name), now, now).catch(() => undefined);
+  }
+
+  private refuse(file: string, e: unknown): void {
+    this.counts.failed++;
+    this.logger.warn({ file, err: (e as Error).message }, 'level file not used; the level is built again');
+  }
+
+  /** Settles once the writes in flight now are done (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+}
+
+async function readFully(fh: fsp.FileHandle, into: Uint8Array, position: number): Promise<void> {
+  let off = 0;
+  while (off < into.length) {
+    const { bytesRead } = await fh.read(into, off, into.length - off, position + off);
+    if (bytesRead === 0) throw new LevelFileError('the file ends early');
+    off += bytesRead;
+  }
+}
+
+function buildHeader(header: Header, payload: number, crc: number): Uint8Array {
+  const json = Buffer.from(JSON.stringify(header), 'utf8');
+  const bytes = FIXED + json.length;
+  if (bytes > HEADER_MAX) throw new LevelFileError('the header is too long');
+  const head = Buffer.alloc(bytes);
+  head.writeUInt32LE(MAGIC, 0);
+  head.writeUInt32LE(LEVEL_FILE_VERSION, 4);
+  head.writeUInt32LE(bytes, 8);
+  head.writeUInt32LE(payload, 12);
+  head.writeUInt32LE(crc >>> 0, 16);
+  head.writeUInt32LE(json.length, 20);
+  head.writeUInt32LE(zlib.crc32(json) >>> 0, 24);
+  json.copy(head, FIXED);
+  return head;
+}
+
+function parseHeader(head: Uint8Array): { header: Header; headerBytes: number; payload: number; crc: number } {
+  if (head.length < FIXED) throw new LevelFileError('the file is shorter than a header');
+  const b = Buffer.from(head.buffer, head.byteOffset, head.byteLength);
+  if (b.readUInt32LE(0) !== MAGIC) throw new LevelFileError('not a level file');
+  if (b.readUInt32LE(4) !== LEVEL_FILE_VERSION) throw new LevelFileError(`level file version ${b.readUInt32LE(4)}, not ${LEVEL_FILE_VERSION}`);
+  const headerBytes = b.readUInt32LE(8);
+  const jsonBytes = b.readUInt32LE(20);
+  if (headerBytes !== FIXED + jsonBytes || headerBytes > head.length) throw new LevelFileError('the header is damaged');
+  const json = b.subarray(FIXED, headerBytes);
+  if ((zlib.crc32(json) >>> 0) !== b.readUInt32LE(24)) throw new LevelFileError('the header does not match its checksum');
+  return { header: JSON.parse(json.toString('utf8')) as Header, headerBytes, payload: b.readUInt32LE(12), crc: b.readUInt32LE(16) };
+}

@@ -1,0 +1,290 @@
+/**
+ * Level files (renderer/assets/level-files.ts, LEVEL_CACHE_DIR): built levels written to disk and read
+ * back by a renderer that never built them — the same pictures, byte for byte, without decoding the
+ * set's files or building the levels above; damaged, foreign, stale and planted files refused; the
+ * byte budget kept; a disk that fails never failing a render.
+ */
+import { expect } from 'chai';
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { AssetStore } from '../../renderer/assets/asset-store.ts';
+import { LEVEL_FILE_VERSION, LevelFiles } from '../../renderer/assets/level-files.ts';
+import type { Layers } from '../../renderer/assets/layers.ts';
+import { makeSyntheticSet } from '../../renderer/assets/make-synthetic-set.ts';
+import { layerPath } from '../../renderer/assets/set-format.ts';
+import sharp from 'sharp';
+import type { RenderRequest } from '../../shared/render-request.ts';
+import { TEST_SET, TEST_WIDTH, quietLogger, renderBytes, req, startTestServer, testAssets } from './helpers.ts';
+
+const tmp = (prefix: string) => fs.mkdtemp(path.join(os.tmpdir(), prefix));
+
+/** Every plane of a level, its size, place and runs, as one digest. */
+function digest(l: Layers): string {
+  const h = crypto.createHash('sha256');
+  for (const p of [l.base, l.paint, l.diffuse, l.specular, l.shadow, l.coverage, l.shadowedBase ?? null]) {
+    h.update(p ? new Uint8Array(p.buffer, p.byteOffset, p.byteLength) : new Uint8Array(1));
+  }
+  h.update(JSON.stringify([l.width, l.height, l.level ?? null]));
+  if (l.runs) {
+    h.update(new Uint8Array(l.runs.rowStart.buffer, l.runs.rowStart.byteOffset, l.runs.rowStart.byteLength));
+    h.update(new Uint8Array(l.runs.xs.buffer, l.runs.xs.byteOffset, l.runs.xs.byteLength));
+  }
+  return h.digest('hex');
+}
+
+async function levelFilesIn(dir: string): Promise<string[]> {
+  return (await fs.readdir(dir)).filter((f) => f.endsWith('.level')).sort();
+}
+
+/** An asset store over `assets` with level files in `dir`. */
+async function storeWith(assets: string, dir: string, opts: { budgetBytes?: number; shadowedBase?: boolean } = {}) {
+  const files = await LevelFiles.open({ dir, budgetBytes: opts.budgetBytes ?? 1 << 30, logger: quietLogger });
+  const store = new AssetStore({ dir: assets, cacheBytes: 1 << 30, logger: quietLogger, levelFiles: files, shadowedBase: opts.shadowedBase });
+  await store.init();
+  return { store, files: files! };
+}
+
+async function level(store: AssetStore, width: number, view: 'front_left' | 'side_left' = 'side_left', set = TEST_SET): Promise<Layers> {
+  return store.levelFor(await store.getSet(set), view, width);
+}
+
+describe('level files (LEVEL_CACHE_DIR)', function () {
+  this.timeout(60_000);
+
+  describe('happy', () => {
+    it('a renderer started again on the same directory renders the same bytes from level files, building no level above them', async () => {
+      const dir = await tmp('level-files-');
+      const asks: RenderRequest[] = [
+        req({ width: TEST_WIDTH, shadow: true, plate: 'AB 123' }),
+        req({ width: 240, color: '#204080', format: 'webp' }),
+        req({ width: 320, view: 'front_left', shadow: true, background: 'transparent' }),
+        req({ width: 300, color: '#F4F4F0', format: 'jpeg', shadow: true }),
+      ];
+      const first = await startTestServer({ levelFiles: { dir, bytes: 1 << 30 } });
+      const before: Buffer[] = [];
+      try {
+        for (const r of asks) before.push((await renderBytes(first.client, r)).bytes);
+        await first.internals.levelFiles!.idle();
+        const s = first.internals.levelFiles!.stats();
+        // every level the renders built, the chains' upper levels included, was written
+        expect(s.written).to.equal(first.internals.store.stats().entries);
+        expect(s.hits).to.equal(0);
+      } finally {
+        await first.close();
+      }
+      expect((await levelFilesIn(dir)).length).to.be.greaterThan(asks.length);
+
+      const second = await startTestServer({ levelFiles: { dir, bytes: 1 << 30 } });
+      try {
+        for (let i = 0; i < asks.length; i++) {
+          const { bytes } = await renderBytes(second.client, asks[i]!);
+          expect(bytes.equals(before[i]!), `render ${i} is the same bytes`).to.equal(true);
+        }
+        const s = second.internals.levelFiles!.stats();
+        // one level read per distinct level asked, and none built: no full size decoded, no chain reduced
+        expect(s.misses).to.equal(0);
+        expect(s.written).to.equal(0);
+        expect(s.hits).to.equal(second.internals.store.stats().entries);
+        expect(s.hits).to.equal(4);
+        const metrics = await second.metrics.getSingleMetricAsString('renderer_level_files_total');
+        expect(metrics).to.match(/renderer_level_files_total\{result="hit"\} 4/);
+      } finally {
+        await second.close();
+      }
+    });
+
+    it('a level read back has the planes, runs and shadowed base of the level built, for both backends\' stores', async () => {
+      const assets = await testAssets();
+      for (const shadowedBase of [true, false]) {
+        const dir = await tmp('level-files-');
+        const a = await storeWith(assets, dir, { shadowedBase });
+        const built = await Promise.all([level(a.store, TEST_WIDTH), level(a.store, 240, 'front_left'), level(a.store, 320)]);
+        await a.files.idle();
+        const b = await storeWith(assets, dir, { shadowedBase });
+        const read = await Promise.all([level(b.store, TEST_WIDTH), level(b.store, 240, 'front_left'), level(b.store, 320)]);
+        expect(b.files.stats().hits).to.equal(3);
+        for (let i = 0; i < built.length; i++) expect(digest(read[i]!), `level ${i}, shadowedBase ${shadowedBase}`).to.equal(digest(built[i]!));
+        expect(read[0]!.shadowedBase !== undefined).to.equal(shadowedBase);
+        expect(read[1]!.level).to.deep.equal(built[1]!.level);
+      }
+    });
+
+    it('keeps its files within the byte budget, the least recently used deleted first, across a restart', async () => {
+      const assets = await testAssets();
+      const probe = await tmp('level-files-');
+      const p = await storeWith(assets, probe);
+      await level(p.store, TEST_WIDTH);
+      await p.files.idle();
+      const full = p.files.stats().bytes; // one full-size level's file
+      const dir = await tmp('level-files-');
+      const budget = Math.floor(full * 2.5);
+      const a = await storeWith(assets, dir, { budgetBytes: budget });
+      await level(a.store, TEST_WIDTH, 'side_left');
+      await a.files.idle();
+      await level(a.store, TEST_WIDTH, 'front_left');
+      await a.files.idle();
+      // read back: side_left is now the most recently used, so front_left goes when a third comes
+      const b = await storeWith(assets, dir, { budgetBytes: budget });
+      await level(b.store, TEST_WIDTH, 'side_left');
+      await level(b.store, TEST_WIDTH, 'front_left', 'testset8'); // another set: built and written
+      await b.files.idle();
+      const s = b.files.stats();
+      expect(s.bytes).to.be.at.most(budget);
+      expect(s.evicted).to.equal(1);
+      expect(s.files).to.equal(2);
+      let onDisk = 0;
+      for (const f of await levelFilesIn(dir)) onDisk += (await fs.stat(path.join(dir, f))).size;
+      expect(onDisk).to.equal(s.bytes);
+      const c = await storeWith(assets, dir, { budgetBytes: budget });
+      await level(c.store, TEST_WIDTH, 'side_left');
+      await level(c.store, TEST_WIDTH, 'front_left');
+      expect(c.files.stats()).to.include({ hits: 1, misses: 1 });
+    });
+  });
+
+  describe('error', () => {
+    it('a damaged file (one flipped byte in its planes) is refused, deleted and the level built again to the same planes', async () => {
+      const assets = await testAssets();
+      const dir = await tmp('level-files-');
+      const a = await storeWith(assets, dir);
+      const built = digest(await level(a.store, TEST_WIDTH));
+      await a.files.idle();
+      const [name] = await levelFilesIn(dir);
+      const file = path.join(dir, name!);
+      const bytes = await fs.readFile(file);
+      bytes[Math.floor(bytes.length * 0.6)]! ^= 0x10;
+      await fs.writeFile(file, bytes);
+      const b = await storeWith(assets, dir);
+      expect(digest(await level(b.store, TEST_WIDTH))).to.equal(built);
+      await b.files.idle();
+      expect(b.files.stats()).to.include({ hits: 0, failed: 1, misses: 1, written: 1 });
+      // written again, whole: a third store reads it
+      const c = await storeWith(assets, dir);
+      expect(digest(await level(c.store, TEST_WIDTH))).to.equal(built);
+      expect(c.files.stats()).to.include({ hits: 1, failed: 0 });
+    });
+
+    it('a truncated file, one of another version and one with a damaged header are refused', async () => {
+      const assets = await testAssets();
+      const damage: [string, (b: Buffer) => Buffer][] = [
+        ['truncated', (b) => b.subarray(0, b.length - 1000)],
+        ['cut inside its header', (b) => b.subarray(0, 20)],
+        ['another version', (b) => (b.writeUInt32LE(LEVEL_FILE_VERSION + 1, 4), b)],
+        ['a damaged header', (b) => ((b[40]! ^= 1), b)],
+        ['empty', () => Buffer.alloc(0)],
+      ];
+      for (const [what, f] of damage) {
+        const dir = await tmp('level-files-');
+        const a = await storeWith(assets, dir);
+        const built = digest(await level(a.store, TEST_WIDTH));
+        await a.files.idle();
+        const [name] = await levelFilesIn(dir);
+        await fs.writeFile(path.join(dir, name!), f(await fs.readFile(path.join(dir, name!))));
+        const b = await storeWith(assets, dir);
+        expect(digest(await level(b.store, TEST_WIDTH)), what).to.equal(built);
+        expect(b.files.stats(), what).to.include({ hits: 0, failed: 1 });
+      }
+    });
+
+    it('a layer file replaced without a new set revision is noticed: its levels are built from the new file', async () => {
+      const assets = await tmp('level-assets-');
+      await makeSyntheticSet(path.join(assets, 'swap'), { width: 480, revision: 'same', views: ['side_left'] });
+      const dir = await tmp('level-files-');
+      const a = await storeWith(assets, dir);
+      const set = await a.store.getSet('swap');
+      const old = digest(await level(a.store, 240, 'side_left', 'swap'));
+      await a.files.idle();
+      // the base replaced in place (same revision, same path and inode): another picture
+      const base = layerPath(set.dir, 'side_left', 'base');
+      await fs.writeFile(base, await sharp(base).negate({ alpha: false }).png().toBuffer());
+      const b = await storeWith(assets, dir);
+      const fresh = digest(await level(b.store, 240, 'side_left', 'swap'));
+      expect(b.files.stats()).to.include({ hits: 0, misses: 2 }); // the level and the full size it is reduced from
+      expect(fresh).to.not.equal(old);
+      const direct = await storeWith(assets, await tmp('level-files-'));
+      expect(fresh).to.equal(digest(await level(direct.store, 240, 'side_left', 'swap')));
+    });
+
+    it('a directory that cannot be used leaves the renderer rendering without level files', async () => {
+      const parent = await tmp('level-files-');
+      const notADir = path.join(parent, 'file');
+      await fs.writeFile(notADir, 'x');
+      expect(await LevelFiles.open({ dir: path.join(notADir, 'levels'), budgetBytes: 1 << 30, logger: quietLogger })).to.equal(null);
+      const server = await startTestServer({ levelFiles: { dir: path.join(notADir, 'levels'), bytes: 1 << 30 } });
+      try {
+        expect(server.internals.levelFiles).to.equal(null);
+        const { bytes } = await renderBytes(server.client, req());
+        expect(bytes.length).to.be.greaterThan(1000);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('a directory that goes away while serving: writes fail, counted, and renders go on', async () => {
+      const dir = await tmp('level-files-');
+      const server = await startTestServer({ levelFiles: { dir, bytes: 1 << 30 } });
+      try {
+        await fs.rm(dir, { recursive: true });
+        const { bytes } = await renderBytes(server.client, req({ width: 200 }));
+        expect(bytes.length).to.be.greaterThan(1000);
+        await server.internals.levelFiles!.idle();
+        const s = server.internals.levelFiles!.stats();
+        expect(s.failed).to.be.greaterThan(0);
+        expect(s.written).to.equal(0);
+      } finally {
+        await server.close();
+      }
+    });
+  });
+
+  describe('security', () => {
+    it("a level's file planted under another level's name is refused (its header names the level and layer files it was made from)", async () => {
+      const assets = await testAssets();
+      const dir = await tmp('level-files-');
+      const a = await storeWith(assets, dir);
+      await level(a.store, TEST_WIDTH, 'side_left');
+      await a.files.idle();
+      const [sideFile] = await levelFilesIn(dir);
+      await level(a.store, TEST_WIDTH, 'front_left');
+      await a.files.idle();
+      const frontFile = (await levelFilesIn(dir)).find((f) => f !== sideFile)!;
+      const front = digest(await level(a.store, TEST_WIDTH, 'front_left'));
+      // same size and planes, another view: only the header tells them apart
+      await fs.copyFile(path.join(dir, sideFile!), path.join(dir, frontFile));
+      const b = await storeWith(assets, dir);
+      expect(digest(await level(b.store, TEST_WIDTH, 'front_left'))).to.equal(front);
+      expect(b.files.stats()).to.include({ hits: 0, failed: 1 });
+    });
+
+    it('a crafted header asking for a huge level is refused before anything is allocated for it', async () => {
+      const assets = await testAssets();
+      const dir = await tmp('level-files-');
+      const a = await storeWith(assets, dir);
+      const built = digest(await level(a.store, TEST_WIDTH));
+      await a.files.idle();
+      const [name] = await levelFilesIn(dir);
+      const file = path.join(dir, name!);
+      const b0 = await fs.readFile(file);
+      const jsonLen = b0.readUInt32LE(20);
+      const header = JSON.parse(b0.subarray(28, 28 + jsonLen).toString('utf8')) as { width: number; height: number };
+      header.width = 100_000;
+      header.height = 100_000;
+      const json = Buffer.from(JSON.stringify(header));
+      const head = Buffer.alloc(28);
+      b0.copy(head, 0, 0, 28);
+      head.writeUInt32LE(28 + json.length, 8);
+      head.writeUInt32LE(0xffffffff, 12);
+      head.writeUInt32LE(json.length, 20);
+      const zlib = await import('node:zlib');
+      head.writeUInt32LE(zlib.crc32(json) >>> 0, 24);
+      await fs.writeFile(file, Buffer.concat([head, json, b0.subarray(28 + jsonLen)]));
+      const rssBefore = process.memoryUsage().rss;
+      const b = await storeWith(assets, dir);
+      expect(digest(await level(b.store, TEST_WIDTH))).to.equal(built);
+      expect(b.files.stats()).to.include({ hits: 0, failed: 1 });
+      expect(process.memoryUsage().rss - rssBefore).to.be.below(512 * 1024 * 1024);
+    });
+  });
+});
