@@ -19,4 +19,7 @@ if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && ! dpkg -s mesa-vu
 fi
 
 npm ci --no-audit --no-fund
+# the renderer keeps the levels it builds on disk beside the embedded database, so a restart renders
+# its first pictures in milliseconds (docs/renderer.md, "Level files"); LEVEL_CACHE_DIR= turns that off
+export LEVEL_CACHE_DIR="${LEVEL_CACHE_DIR-${DATA_DIR:-$PWD/.data}/levels}"
 exec npm start

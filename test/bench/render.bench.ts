@@ -1,6 +1,7 @@
 /**
  * npm run bench:render [-- --quick] [-- --encoders] [-- --backends cpu,gl] [-- --formats webp,png]
- *                      [-- --widths 400,1600] [-- --set sedan-a] [-- --soak SECONDS [--cache-mb N]] [-- --cold]
+ *                      [-- --widths 400,1600] [-- --set sedan-a] [-- --soak SECONDS [--cache-mb N]]
+ *                      [-- --cold [--rounds N]]
  *
  * Per backend and per format at widths 400, 1600 and 2400 (a 2400 px synthetic set, view front_left,
  * shadow and plate on): the latency of cache misses (each a new colour; the layers at that width
@@ -372,43 +373,78 @@ async function encoders(dir: string) {
 }
 
 /**
- * A forked renderer (its own process, so its RSS is the renderer's alone) under random requests for
- * `seconds`, four in flight; RSS sampled every 100 ms from /proc.
- */
-/**
- * `--cold`: a fresh renderer (cpu) on the committed asset sets (assets/): the first render of a view at
- * a width (its layers decoded and reduced on the way) and then the same picture in another colour (the
- * layers in memory), per set, view and width; webp, shadow and plate on (docs/performance-renderer.md,
+ * `--cold`'s cases, on the committed asset sets (assets/): the first render of a view at a width (its
+ * levels decoded and reduced on the way, or read from level files) and then the same picture in
+ * another colour (the levels in memory); webp, shadow and plate on (docs/performance-renderer.md,
  * "Cold renders").
  */
-async function coldRenders() {
-  const config = loadRendererConfig({ RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1', ASSETS_DIR: path.join(ROOT, 'assets'), RENDER_BACKEND: 'cpu' });
+const COLD_CASES: [string, ViewId, number][] = [
+  ['sedan-a', 'front_left', 400],
+  ['suv-a', 'side_left', 1600],
+  ['estate-a', 'front', 2400],
+  ['hatchback-a', 'rear', 800],
+  ['pickup-a', 'front_right', 600],
+];
+
+/** A new renderer (levels built, or read from `levelFiles`), warmed on a set not measured, then each cold case: its first render and the next colour's. */
+async function coldRound(levelFiles: { dir: string; bytes: number } | null): Promise<{ cold: number; next: number }[]> {
+  const config = {
+    ...loadRendererConfig({ RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1', ASSETS_DIR: path.join(ROOT, 'assets'), RENDER_BACKEND: 'cpu' }),
+    levelFiles,
+  };
   let internals: RendererInternals | null = null;
   const server = await startRendererServer({ config, logger: createLogger('bench', 'warn'), onInternals: (i) => (internals = i) });
   const it = internals! as RendererInternals;
-  console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, node ${process.version}; ${it.backend.description}; RENDER_CACHE_MB ${config.cacheBytes / 1048576}; load ${load()}`);
   // warm the process (code paths, workers) on a set not measured below
   await it.service.render({ assetSet: 'synthetic', view: 'front', color: '#808080', shadow: true, plate: 'AB 123', format: 'webp', width: 400 });
-  const cases: [string, ViewId, number][] = [
-    ['sedan-a', 'front_left', 400],
-    ['suv-a', 'side_left', 1600],
-    ['estate-a', 'front', 2400],
-    ['hatchback-a', 'rear', 800],
-    ['pickup-a', 'front_right', 600],
-  ];
-  for (const [assetSet, view, width] of cases) {
+  const out: { cold: number; next: number }[] = [];
+  for (const [assetSet, view, width] of COLD_CASES) {
     const req = { assetSet, view, shadow: true, plate: 'AB 123', format: 'webp' as const, width };
     const t0 = performance.now();
     await it.service.render({ ...req, color: '#C41E3A' });
     const cold = performance.now() - t0;
     const t1 = performance.now();
     await it.service.render({ ...req, color: '#1E4BC4' });
-    console.log(`${assetSet} ${view} ${width} px: cold ${f1(cold)} ms, next colour ${f1(performance.now() - t1)} ms`);
+    out.push({ cold, next: performance.now() - t1 });
   }
-  console.log(`load ${load()}`);
+  await it.levelFiles?.idle();
   await server.close();
+  return out;
 }
 
+/**
+ * `--cold [--rounds N]`: the cold cases in new renderers, alternately without level files (every
+ * level decoded from the set's files and reduced) and with LEVEL_CACHE_DIR holding the levels a first
+ * renderer wrote (read back; the files in the OS page cache, as on a machine that just wrote them).
+ */
+async function coldRenders() {
+  const rounds = Number(opt('--rounds') ?? 2);
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'render-bench-levels-'));
+  const levelFiles = { dir, bytes: 8 * 1024 * 1024 * 1024 };
+  console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, node ${process.version}; cpu backend; load ${load()}`);
+  await coldRound(levelFiles); // writes the cases' levels
+  const built: { cold: number; next: number }[][] = [];
+  const read: { cold: number; next: number }[][] = [];
+  for (let r = 0; r < rounds; r++) {
+    built.push(await coldRound(null));
+    read.push(await coldRound(levelFiles));
+  }
+  console.log('| case | cold, levels built (ms) | cold, levels from files (ms) | next colour (ms) |');
+  console.log('| --- | --- | --- | --- |');
+  COLD_CASES.forEach(([assetSet, view, width], i) => {
+    const b = built.map((x) => f1(x[i]!.cold)).join(' / ');
+    const f = read.map((x) => f1(x[i]!.cold)).join(' / ');
+    const n = [...built, ...read].map((x) => f1(x[i]!.next)).join(' / ');
+    console.log(`| ${assetSet} ${view} ${width} px | ${b} | ${f} | ${n} |`);
+  });
+  console.log(`load ${load()}`);
+  await fsp.rm(dir, { recursive: true, force: true });
+}
+
+/**
+ * A forked renderer (its own process, so its RSS is the renderer's alone) under random requests for
+ * `seconds`, four in flight; RSS sampled every 100 ms from /proc.
+ */
 async function soak(seconds: number, cacheMb: number) {
   const assetsDir = path.join(ROOT, 'assets');
   const sets = fs
@@ -428,6 +464,8 @@ async function soak(seconds: number, cacheMb: number) {
       LOG_LEVEL: 'warn',
       ...(process.env.RENDER_WORKERS ? { RENDER_WORKERS: process.env.RENDER_WORKERS } : {}),
       ...(process.env.MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX } : {}),
+      // the soak with level files: LEVEL_CACHE_DIR=… npm run bench:render -- --soak 60
+      ...(process.env.LEVEL_CACHE_DIR ? { LEVEL_CACHE_DIR: process.env.LEVEL_CACHE_DIR } : {}),
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -198,6 +198,12 @@ describe('deploy/k8s: kustomize overlays validate against the Kubernetes schemas
         expect(d.spec.template.metadata.annotations['prometheus.io/port']).to.equal('9465');
         const env = Object.fromEntries(c.env.map((e: Obj) => [e.name, e.value]));
         expect(Number(env.RENDERER_GRACE_MS) / 1000).to.be.below(podSpec(d).terminationGracePeriodSeconds);
+        // level files on a volume of their own (the root file system is read-only), big enough for their budget
+        const mount = c.volumeMounts.find((m: Obj) => String(env.LEVEL_CACHE_DIR).startsWith(`${m.mountPath}/`));
+        expect(mount, 'LEVEL_CACHE_DIR on a mounted volume').to.not.equal(undefined);
+        const vol = podSpec(d).volumes.find((v: Obj) => v.name === mount.name);
+        const gi = Number(String(vol.emptyDir.sizeLimit).replace(/Gi$/, ''));
+        expect(gi * 1024).to.be.above(Number(env.LEVEL_CACHE_MB));
         expect(one(objs, 'HorizontalPodAutoscaler', 'vis-renderer').spec.scaleTargetRef.name).to.equal('vis-renderer');
         if (name === 'gpu') {
           expect(c.resources.limits['nvidia.com/gpu']).to.equal(1);
@@ -389,5 +395,10 @@ describe('deploy/: container images and compose (static checks; no Docker engine
     expect(s.gateway.depends_on.migrate.condition).to.equal('service_completed_successfully');
     expect(s.gateway.depends_on.renderer.condition).to.equal('service_healthy');
     expect(s.gateway.stop_grace_period).to.exist;
+    // the renderer's level files on a named volume (its root file system is read-only)
+    const levels = String(s.renderer.environment.LEVEL_CACHE_DIR);
+    const vol = (s.renderer.volumes as string[]).map((v) => v.split(':')).find(([, at]) => levels.startsWith(`${at}/`));
+    expect(vol, 'LEVEL_CACHE_DIR on a volume').to.not.equal(undefined);
+    expect(compose!.volumes).to.have.property(vol![0]!);
   });
 });
