@@ -6,10 +6,12 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import type { Logger } from '../../shared/logger.ts';
 import { allocPlanes, layersOfPlanes, type LevelGeometry, type Layers, type Planes } from './layers.ts';
+import { levelCodeFingerprint } from './level-code-fingerprint.ts';
 
 /**
- * Bump whenever decodeLayerFiles or the reductions (layers.ts) give other planes for the same layer
- * files: files of another version are never read (and are evicted like any other).
+ * The file layout's version: files of another are never read (and are evicted like any other). What
+ * the planes hold is checked apart from it: each file carries the fingerprint of the code that made
+ * its level (level-code-fingerprint.ts), and files of other code are not read either.
  */
 export const LEVEL_FILE_VERSION = 1;
 
@@ -43,6 +45,8 @@ export interface LevelFileSpec {
 
 interface Header {
   id: string;
+  /** levelCodeFingerprint() of the process that wrote it. */
+  code: string;
   width: number;
   height: number;
   shadow: boolean;
@@ -118,6 +122,8 @@ export class LevelFiles {
     readonly dir: string,
     readonly budget: number,
     private readonly logger: Logger,
+    /** levelCodeFingerprint(): files made by other code are other files. */
+    readonly code: string,
   ) {}
 
   /**
@@ -125,7 +131,7 @@ export class LevelFiles {
    * most recently modified kept); null, with the reason logged, where the directory cannot be used
    * or the machine is big-endian (the planes are stored as the memory holds them).
    */
-  static async open(opts: { dir: string; budgetBytes: number; logger: Logger }): Promise<LevelFiles | null> {
+  static async open(opts: { dir: string; budgetBytes: number; logger: Logger; /** tests: as if another version of the code wrote the files */ code?: string }): Promise<LevelFiles | null> {
     const { dir, logger } = opts;
     if (os.endianness() !== 'LE') {
       logger.warn({ dir }, 'level files off: this machine is big-endian');
@@ -138,7 +144,7 @@ export class LevelFiles {
       logger.error({ dir, err: (e as Error).message }, 'level files off: LEVEL_CACHE_DIR is not a writable directory');
       return null;
     }
-    const files = new LevelFiles(dir, Math.max(0, opts.budgetBytes), logger);
+    const files = new LevelFiles(dir, Math.max(0, opts.budgetBytes), logger, opts.code ?? levelCodeFingerprint());
     await files.scan();
     logger.info({ dir, files: files.index.size, mb: Math.round(files.total / 1048576), budgetMb: Math.round(files.budget / 1048576) }, 'level files');
     return files;
@@ -166,7 +172,7 @@ export class LevelFiles {
   }
 
   private fileName(id: string): string {
-    return crypto.createHash('sha256').update(`${LEVEL_FILE_VERSION}\n${id}`).digest('base64url').slice(0, 40) + SUFFIX;
+    return crypto.createHash('sha256').update(`${LEVEL_FILE_VERSION}\n${this.code}\n${id}`).digest('base64url').slice(0, 40) + SUFFIX;
   }
 
   /** The level as `spec` asks, read from its file and made ready like a built one; null where there is no good file. */
@@ -190,6 +196,7 @@ export class LevelFiles {
       const want = payloadBytes(spec.width, spec.height, spec.shadow, spec.coverage);
       if (
         header.id !== spec.id ||
+        header.code !== this.code ||
         header.width !== spec.width ||
         header.height !== spec.height ||
         header.shadow !== spec.shadow ||
@@ -251,7 +258,7 @@ export class LevelFiles {
   private async writeFile(name: string, spec: LevelFileSpec, l: Layers): Promise<void> {
     const parts = [l.base, l.paint, l.diffuse, l.specular, ...(l.shadow ? [l.shadow] : []), ...(l.coverage ? [l.coverage] : [])].map(bytesOf);
     const payload = parts.reduce((s, p) => s + p.length, 0);
-    const header: Header = { id: spec.id, width: l.width, height: l.height, shadow: l.shadow !== null, coverage: l.coverage !== null, level: l.level ?? null };
+    const header: Header = { id: spec.id, code: this.code, width: l.width, height: l.height, shadow: l.shadow !== null, coverage: l.coverage !== null, level: l.level ?? null };
     const head = buildHeader(header, payload, await crcSliced(parts));
     const tmp = path.join(this.dir, `${name}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`);
     try {

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { AssetStore } from '../../renderer/assets/asset-store.ts';
 import { LEVEL_FILE_VERSION, LevelFiles } from '../../renderer/assets/level-files.ts';
+import { levelCodeFingerprint } from '../../renderer/assets/level-code-fingerprint.ts';
 import type { Layers } from '../../renderer/assets/layers.ts';
 import { makeSyntheticSet } from '../../renderer/assets/make-synthetic-set.ts';
 import { layerPath } from '../../renderer/assets/set-format.ts';
@@ -186,6 +187,22 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
         expect(digest(await level(b.store, TEST_WIDTH)), what).to.equal(built);
         expect(b.files.stats(), what).to.include({ hits: 0, failed: 1 });
       }
+    });
+
+    it('files written by other level code (another reduction, decoder or light table) are not read; the level is built and written anew', async () => {
+      const assets = await testAssets();
+      const dir = await tmp('level-files-');
+      const a = await storeWith(assets, dir);
+      expect(a.files.code).to.equal(levelCodeFingerprint());
+      const built = digest(await level(a.store, 320));
+      await a.files.idle();
+      const other = await LevelFiles.open({ dir, budgetBytes: 1 << 30, logger: quietLogger, code: 'other-code' });
+      const store = new AssetStore({ dir: assets, cacheBytes: 1 << 30, logger: quietLogger, levelFiles: other });
+      await store.init();
+      expect(digest(await level(store, 320))).to.equal(built);
+      await other!.idle();
+      expect(other!.stats()).to.include({ hits: 0, misses: 2, written: 2 });
+      expect(await levelFilesIn(dir)).to.have.length(4);
     });
 
     it('a layer file replaced without a new set revision is noticed: its levels are built from the new file', async () => {

@@ -1,0 +1,59 @@
+import crypto from 'node:crypto';
+import sharp from 'sharp';
+import { LIGHT8_TO_LINEAR } from './light-encoding.ts';
+import { decodeLayerFiles, makeLayers, reduceLayers, sharedU16, sharedU8, type Layers } from './layers.ts';
+
+/**
+ * What the code that makes levels does, as a digest: a small pseudo-random view (every plane, shadow
+ * and coverage) made into layers and reduced by 2/3 and by half, its planes, shadowed base and runs
+ * hashed, with the 8-bit light table a decode uses, the decode's own source text and the sharp and
+ * libvips versions that decode the set's files. Level files carry it (level-files.ts), so a change to the reductions, the light
+ * encoding or the decoder makes every earlier file stale without anyone remembering to bump a
+ * version. A few milliseconds, once per process.
+ */
+export function levelCodeFingerprint(): string {
+  const h = crypto.createHash('sha256');
+  h.update(`sharp ${sharp.versions.sharp} vips ${sharp.versions.vips}\n`);
+  // how the files are decoded: its source text (the reductions are checked by what they do, below)
+  h.update(decodeLayerFiles.toString());
+  h.update(new Uint8Array(new Float64Array(LIGHT8_TO_LINEAR).buffer));
+  const width = 61;
+  const height = 37;
+  const n = width * height;
+  let seed = 0x9e3779b9;
+  const next = () => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return seed >>> 0;
+  };
+  const base = sharedU8(n * 3);
+  const paint = sharedU8(n);
+  const diffuse = sharedU16(n);
+  const specular = sharedU16(n);
+  const shadow = sharedU8(n);
+  const coverage = sharedU8(n);
+  for (let i = 0; i < n; i++) {
+    const r = next();
+    base[i * 3] = r & 255;
+    base[i * 3 + 1] = (r >>> 8) & 255;
+    base[i * 3 + 2] = (r >>> 16) & 255;
+    // fully painted, partly painted and bare pixels, as a car's edge has them
+    const m = r >>> 24;
+    paint[i] = m < 96 ? 255 : m < 160 ? m : 0;
+    diffuse[i] = next() & 0xffff;
+    specular[i] = next() & 0xffff;
+    shadow[i] = next() & 255;
+    coverage[i] = next() & 255;
+  }
+  const full = makeLayers('fingerprint', { width, height, base, paint, diffuse, specular, shadow, coverage });
+  for (const l of [full, reduceLayers('fingerprint/F1.5', full, 1.5), reduceLayers('fingerprint/F2', full, 2)]) hashLayers(h, l);
+  return h.digest('base64url').slice(0, 22);
+}
+
+function hashLayers(h: crypto.Hash, l: Layers): void {
+  for (const p of [l.base, l.paint, l.diffuse, l.specular, l.shadow, l.coverage, l.shadowedBase ?? null, l.runs?.rowStart ?? null, l.runs?.xs ?? null]) {
+    h.update(p ? new Uint8Array(p.buffer, p.byteOffset, p.byteLength) : new Uint8Array(1));
+  }
+  h.update(JSON.stringify([l.width, l.height, l.level ?? null]));
+}
