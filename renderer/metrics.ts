@@ -113,13 +113,13 @@ export function instrumentRenderer(deps: { service: RenderService; queue: Render
     // counters kept by LevelFiles itself, read at scrape time (it knows nothing of metrics)
     new Counter({
       name: 'renderer_level_files_total',
-      help: 'Levels looked for in LEVEL_CACHE_DIR and what became of them (hit: read, miss: built, written, evicted, failed: a file refused or a write that failed)',
+      help: 'Levels looked for in LEVEL_CACHE_DIR and what became of them (hit: read, miss: built, written, skipped: not written while other writes held enough memory, evicted, failed: a file refused or a write that failed)',
       labelNames: ['result'],
       registers: [registry],
       collect() {
         const s = levelFiles.stats();
         this.reset();
-        const results = { hit: s.hits, miss: s.misses, written: s.written, evicted: s.evicted, failed: s.failed };
+        const results = { hit: s.hits, miss: s.misses, written: s.written, skipped: s.skipped, evicted: s.evicted, failed: s.failed };
         for (const [result, n] of Object.entries(results)) this.inc({ result }, n);
       },
     });

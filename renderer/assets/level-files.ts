@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import type { Logger } from '../../shared/logger.ts';
-import { allocPlanes, layersOfPlanes, type LevelGeometry, type Layers, type Planes } from './layers.ts';
+import { allocPlanes, layersOfPlanes, type LevelGeometry, type Layers, type PlaneSet, type Planes } from './layers.ts';
 import { levelCodeFingerprint } from './level-code-fingerprint.ts';
 
 /**
@@ -20,11 +20,14 @@ const MAGIC = 0x4c565256; // "VRVL", little-endian
 const FIXED = 28;
 /** The header (fixed fields and JSON) is read in one go; its JSON is a few hundred bytes. */
 const HEADER_MAX = 4096;
-/** Planes are checksummed a slice at a time, the event loop's turn between (about 0.2 ms each). */
+/** Planes are checksummed a slice at a time, the event loop getting its turn every few ms (as levels are built: paced.ts). */
 const CRC_SLICE = 1 << 20;
+const CRC_TURN_MS = 3;
 /** A writer's temporary file older than this is left over from a process that died while writing. */
 const STALE_TMP_MS = 10 * 60_000;
 const SUFFIX = '.level';
+/** Levels waiting to be written, at most: under a burst of cold levels the oldest are skipped. */
+export const WRITE_QUEUE_MAX = 32;
 
 /**
  * What a level file must be to stand for a level: `id` names the level and the layer files it comes
@@ -60,6 +63,8 @@ export interface LevelFileStats {
   /** Levels looked for and not found (then built, and written). */
   misses: number;
   written: number;
+  /** Writes not made: the level left memory before its turn came, or the queue was full (WRITE_QUEUE_MAX). */
+  skipped: number;
   evicted: number;
   /** Files refused (wrong version, size or checksum, unreadable) and writes that failed. */
   failed: number;
@@ -69,7 +74,7 @@ export interface LevelFileStats {
 }
 
 /** The planes a level file holds, in this order: what the level is made of; the rest is made from them. */
-function planesOf(p: Planes): (Uint8Array | Uint16Array)[] {
+function planesOf(p: PlaneSet): (Uint8Array | Uint16Array)[] {
   return [p.base, p.paint, p.diffuse, p.specular, ...(p.shadow ? [p.shadow] : []), ...(p.coverage ? [p.coverage] : [])];
 }
 
@@ -84,12 +89,17 @@ function bytesOf(a: Uint8Array | Uint16Array): Uint8Array {
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** CRC-32 of the parts, 1 MB at a time (about 0.2 ms), the event loop's turn every CRC_TURN_MS. */
 async function crcSliced(parts: Uint8Array[]): Promise<number> {
   let crc = 0;
+  let t0 = performance.now();
   for (const p of parts) {
     for (let i = 0; i < p.length; i += CRC_SLICE) {
       crc = zlib.crc32(p.subarray(i, Math.min(p.length, i + CRC_SLICE)), crc);
-      await nextTurn();
+      if (performance.now() - t0 >= CRC_TURN_MS) {
+        await nextTurn();
+        t0 = performance.now();
+      }
     }
   }
   return crc;
@@ -113,9 +123,11 @@ export class LevelFiles {
   /** Files by name, least recently used first (a use moves one to the end). */
   private readonly index = new Map<string, number>();
   private total = 0;
+  /** Files waiting to be written or being written, the queue and the one being written. */
   private readonly writing = new Set<string>();
-  private readonly pending = new Set<Promise<void>>();
-  private readonly counts = { hits: 0, misses: 0, written: 0, evicted: 0, failed: 0 };
+  private readonly queue: { name: string; spec: LevelFileSpec; planes: WeakRef<Uint8Array | Uint16Array>[] }[] = [];
+  private current: Promise<void> | null = null;
+  private readonly counts = { hits: 0, misses: 0, written: 0, skipped: 0, evicted: 0, failed: 0 };
   private lastWriteWarning = 0;
 
   private constructor(
@@ -231,34 +243,58 @@ export class LevelFiles {
   }
 
   /**
-   * Writes the level `l` (as built for `spec`) in the background; a level already being written, or
-   * larger than the whole budget, is not. The planes are only read: a built level's never change.
+   * Writes the level `l` (as built for `spec`) in the background, one file at a time. A level waits
+   * for its turn weakly held: one the layer cache lets go of meanwhile is collected like any other
+   * and skipped, so level files keep in memory at most the one level being written (its arena: about
+   * 48 MB at 2400 px) past the cache's budget (docs/renderer.md, "Memory"). A level already waiting,
+   * or larger than the whole budget, is not written; the planes are only read (a built level's never
+   * change).
    */
   write(spec: LevelFileSpec, l: Layers): void {
     const name = this.fileName(spec.id);
     const payload = payloadBytes(l.width, l.height, l.shadow !== null, l.coverage !== null);
     if (this.writing.has(name) || payload + HEADER_MAX > this.budget) return;
+    if (this.queue.length >= WRITE_QUEUE_MAX) {
+      this.writing.delete(this.queue.shift()!.name);
+      this.counts.skipped++;
+    }
     this.writing.add(name);
-    const done = this.writeFile(name, spec, l)
-      .catch((e: unknown) => {
-        this.counts.failed++;
-        // a full or read-only disk fails every write: one warning a minute says so
-        if (Date.now() - this.lastWriteWarning > 60_000) {
-          this.lastWriteWarning = Date.now();
-          this.logger.warn({ dir: this.dir, err: (e as Error).message }, 'level file not written; the level is built again when needed');
-        }
-      })
-      .finally(() => {
-        this.writing.delete(name);
-        this.pending.delete(done);
-      });
-    this.pending.add(done);
+    // the planes, not the Layers object: the cache replaces that with another over the same planes once the level's tables are built
+    this.queue.push({ name, spec, planes: planesOf(l).map((p) => new WeakRef(p)) });
+    this.pump();
   }
 
-  private async writeFile(name: string, spec: LevelFileSpec, l: Layers): Promise<void> {
-    const parts = [l.base, l.paint, l.diffuse, l.specular, ...(l.shadow ? [l.shadow] : []), ...(l.coverage ? [l.coverage] : [])].map(bytesOf);
+  private pump(): void {
+    while (!this.current && this.queue.length > 0) {
+      const { name, spec, planes: refs } = this.queue.shift()!;
+      const planes = refs.map((r) => r.deref());
+      if (planes.some((p) => p === undefined)) {
+        this.writing.delete(name);
+        this.counts.skipped++;
+        continue;
+      }
+      this.current = this.writeFile(name, spec, planes as (Uint8Array | Uint16Array)[])
+        .catch((e: unknown) => {
+          this.counts.failed++;
+          // a full or read-only disk fails every write: one warning a minute says so
+          if (Date.now() - this.lastWriteWarning > 60_000) {
+            this.lastWriteWarning = Date.now();
+            this.logger.warn({ dir: this.dir, err: (e as Error).message }, 'level file not written; the level is built again when needed');
+          }
+        })
+        .finally(() => {
+          this.writing.delete(name);
+          this.current = null;
+          this.pump();
+        });
+    }
+  }
+
+  private async writeFile(name: string, spec: LevelFileSpec, planes: (Uint8Array | Uint16Array)[]): Promise<void> {
+    const parts = planes.map(bytesOf);
     const payload = parts.reduce((s, p) => s + p.length, 0);
-    const header: Header = { id: spec.id, code: this.code, width: l.width, height: l.height, shadow: l.shadow !== null, coverage: l.coverage !== null, level: l.level ?? null };
+    const header: Header = { id: spec.id, code: this.code, width: spec.width, height: spec.height, shadow: spec.shadow, coverage: spec.coverage, level: spec.level };
+    if (payload !== payloadBytes(spec.width, spec.height, spec.shadow, spec.coverage)) throw new Error(`${spec.id}: the level's planes are not the size its spec says`);
     const head = buildHeader(header, payload, await crcSliced(parts));
     const tmp = path.join(this.dir, `${name}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`);
     try {
@@ -313,9 +349,9 @@ export class LevelFiles {
     this.logger.warn({ file, err: (e as Error).message }, 'level file not used; the level is built again');
   }
 
-  /** Settles once the writes in flight now are done (tests, shutdown). */
+  /** Settles once the writes waiting now are done (tests, shutdown). */
   async idle(): Promise<void> {
-    while (this.pending.size > 0) await Promise.all([...this.pending]);
+    while (this.current) await this.current;
   }
 }
 

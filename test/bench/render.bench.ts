@@ -480,9 +480,11 @@ async function soak(seconds: number, cacheMb: number) {
       const m = re.exec(text);
       return m ? `${(Number(m[1]) / 1024 / 1024).toFixed(0)}` : '?';
     };
+    const files = [...text.matchAll(/^renderer_level_files_total\{result="(\w+)"\} (\S+)$/gm)].map((m) => `${m[1]} ${m[2]}`).join(', ');
     return (
       `layers cache ${mib(/renderer_cache_bytes\{cache="layers"\} (\S+)/)} MiB, renders cache ${mib(/renderer_cache_bytes\{cache="renders"\} (\S+)/)} MiB, ` +
-      `V8 heap used ${mib(/^nodejs_heap_size_used_bytes (\S+)$/m)} MiB, external ${mib(/^nodejs_external_memory_bytes (\S+)$/m)} MiB`
+      `V8 heap used ${mib(/^nodejs_heap_size_used_bytes (\S+)$/m)} MiB, external ${mib(/^nodejs_external_memory_bytes (\S+)$/m)} MiB` +
+      (files ? `; level files: ${files}` : '')
     );
   };
   const rss = () => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024;
