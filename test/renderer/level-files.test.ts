@@ -55,7 +55,7 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
   this.timeout(60_000);
 
   describe('happy', () => {
-    it('a renderer started again on the same directory renders the same bytes from level files, building no level above them', async () => {
+    it('a renderer started again on the same directory renders the same bytes from level files, building no level above them (the full size is not a level file)', async () => {
       const dir = await tmp('level-files-');
       const asks: RenderRequest[] = [
         req({ width: TEST_WIDTH, shadow: true, plate: 'AB 123' }),
@@ -69,13 +69,13 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
         for (const r of asks) before.push((await renderBytes(first.client, r)).bytes);
         await first.internals.levelFiles!.idle();
         const s = first.internals.levelFiles!.stats();
-        // every level the renders built, the chains' upper levels included, was written
-        expect(s.written).to.equal(first.internals.store.stats().entries);
+        // every reduced level the renders built, the chains' upper levels included, was written; the full sizes are not
+        expect(s.written).to.equal(first.internals.store.stats().entries - 2);
         expect(s.hits).to.equal(0);
       } finally {
         await first.close();
       }
-      expect((await levelFilesIn(dir)).length).to.be.greaterThan(asks.length);
+      expect(await levelFilesIn(dir)).to.have.length(3); // side_left 240 and 320 px, front_left 320 px
 
       const second = await startTestServer({ levelFiles: { dir, bytes: 1 << 30 } });
       try {
@@ -84,13 +84,13 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
           expect(bytes.equals(before[i]!), `render ${i} is the same bytes`).to.equal(true);
         }
         const s = second.internals.levelFiles!.stats();
-        // one level read per distinct level asked, and none built: no full size decoded, no chain reduced
+        // one level read per distinct reduced level asked, and none built above them: the full size decoded only for the full-size render
         expect(s.misses).to.equal(0);
         expect(s.written).to.equal(0);
-        expect(s.hits).to.equal(second.internals.store.stats().entries);
-        expect(s.hits).to.equal(4);
+        expect(s.hits).to.equal(3);
+        expect(second.internals.store.stats().entries).to.equal(4);
         const metrics = await second.metrics.getSingleMetricAsString('renderer_level_files_total');
-        expect(metrics).to.match(/renderer_level_files_total\{result="hit"\} 4/);
+        expect(metrics).to.match(/renderer_level_files_total\{result="hit"\} 3/);
       } finally {
         await second.close();
       }
@@ -101,14 +101,15 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
       for (const shadowedBase of [true, false]) {
         const dir = await tmp('level-files-');
         const a = await storeWith(assets, dir, { shadowedBase });
-        const built = await Promise.all([level(a.store, TEST_WIDTH), level(a.store, 240, 'front_left'), level(a.store, 320)]);
+        const built = await Promise.all([level(a.store, 240), level(a.store, 240, 'front_left'), level(a.store, 320)]);
         await a.files.idle();
         const b = await storeWith(assets, dir, { shadowedBase });
-        const read = await Promise.all([level(b.store, TEST_WIDTH), level(b.store, 240, 'front_left'), level(b.store, 320)]);
+        const read = await Promise.all([level(b.store, 240), level(b.store, 240, 'front_left'), level(b.store, 320)]);
         expect(b.files.stats().hits).to.equal(3);
         for (let i = 0; i < built.length; i++) expect(digest(read[i]!), `level ${i}, shadowedBase ${shadowedBase}`).to.equal(digest(built[i]!));
         expect(read[0]!.shadowedBase !== undefined).to.equal(shadowedBase);
         expect(read[1]!.level).to.deep.equal(built[1]!.level);
+        expect(read[1]!.level!.footprint).to.equal(2);
       }
     });
 
@@ -116,20 +117,20 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
       const assets = await testAssets();
       const probe = await tmp('level-files-');
       const p = await storeWith(assets, probe);
-      await level(p.store, TEST_WIDTH);
+      await level(p.store, 320);
       await p.files.idle();
-      const full = p.files.stats().bytes; // one full-size level's file
+      const one = p.files.stats().bytes; // one 320 px level's file
       const dir = await tmp('level-files-');
-      const budget = Math.floor(full * 2.5);
+      const budget = Math.floor(one * 2.5);
       const a = await storeWith(assets, dir, { budgetBytes: budget });
-      await level(a.store, TEST_WIDTH, 'side_left');
+      await level(a.store, 320, 'side_left');
       await a.files.idle();
-      await level(a.store, TEST_WIDTH, 'front_left');
+      await level(a.store, 320, 'front_left');
       await a.files.idle();
       // read back: side_left is now the most recently used, so front_left goes when a third comes
       const b = await storeWith(assets, dir, { budgetBytes: budget });
-      await level(b.store, TEST_WIDTH, 'side_left');
-      await level(b.store, TEST_WIDTH, 'front_left', 'testset8'); // another set: built and written
+      await level(b.store, 320, 'side_left');
+      await level(b.store, 320, 'front_left', 'testset8'); // another set: built and written
       await b.files.idle();
       const s = b.files.stats();
       expect(s.bytes).to.be.at.most(budget);
@@ -139,8 +140,8 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
       for (const f of await levelFilesIn(dir)) onDisk += (await fs.stat(path.join(dir, f))).size;
       expect(onDisk).to.equal(s.bytes);
       const c = await storeWith(assets, dir, { budgetBytes: budget });
-      await level(c.store, TEST_WIDTH, 'side_left');
-      await level(c.store, TEST_WIDTH, 'front_left');
+      await level(c.store, 320, 'side_left');
+      await level(c.store, 320, 'front_left');
       expect(c.files.stats()).to.include({ hits: 1, misses: 1 });
     });
   });
@@ -150,7 +151,7 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
       const assets = await testAssets();
       const dir = await tmp('level-files-');
       const a = await storeWith(assets, dir);
-      const built = digest(await level(a.store, TEST_WIDTH));
+      const built = digest(await level(a.store, 320));
       await a.files.idle();
       const [name] = await levelFilesIn(dir);
       const file = path.join(dir, name!);
@@ -158,12 +159,12 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
       bytes[Math.floor(bytes.length * 0.6)]! ^= 0x10;
       await fs.writeFile(file, bytes);
       const b = await storeWith(assets, dir);
-      expect(digest(await level(b.store, TEST_WIDTH))).to.equal(built);
+      expect(digest(await level(b.store, 320))).to.equal(built);
       await b.files.idle();
       expect(b.files.stats()).to.include({ hits: 0, failed: 1, misses: 1, written: 1 });
       // written again, whole: a third store reads it
       const c = await storeWith(assets, dir);
-      expect(digest(await level(c.store, TEST_WIDTH))).to.equal(built);
+      expect(digest(await level(c.store, 320))).to.equal(built);
       expect(c.files.stats()).to.include({ hits: 1, failed: 0 });
     });
 
@@ -179,12 +180,12 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
       for (const [what, f] of damage) {
         const dir = await tmp('level-files-');
         const a = await storeWith(assets, dir);
-        const built = digest(await level(a.store, TEST_WIDTH));
+        const built = digest(await level(a.store, 320));
         await a.files.idle();
         const [name] = await levelFilesIn(dir);
         await fs.writeFile(path.join(dir, name!), f(await fs.readFile(path.join(dir, name!))));
         const b = await storeWith(assets, dir);
-        expect(digest(await level(b.store, TEST_WIDTH)), what).to.equal(built);
+        expect(digest(await level(b.store, 320)), what).to.equal(built);
         expect(b.files.stats(), what).to.include({ hits: 0, failed: 1 });
       }
     });
@@ -201,8 +202,8 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
       await store.init();
       expect(digest(await level(store, 320))).to.equal(built);
       await other!.idle();
-      expect(other!.stats()).to.include({ hits: 0, misses: 2, written: 2 });
-      expect(await levelFilesIn(dir)).to.have.length(4);
+      expect(other!.stats()).to.include({ hits: 0, misses: 1, written: 1 });
+      expect(await levelFilesIn(dir)).to.have.length(2);
     });
 
     it('a layer file replaced without a new set revision is noticed: its levels are built from the new file', async () => {
@@ -218,7 +219,7 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
       await fs.writeFile(base, await sharp(base).negate({ alpha: false }).png().toBuffer());
       const b = await storeWith(assets, dir);
       const fresh = digest(await level(b.store, 240, 'side_left', 'swap'));
-      expect(b.files.stats()).to.include({ hits: 0, misses: 2 }); // the level and the full size it is reduced from
+      expect(b.files.stats()).to.include({ hits: 0, misses: 1 });
       expect(fresh).to.not.equal(old);
       const direct = await storeWith(assets, await tmp('level-files-'));
       expect(fresh).to.equal(digest(await level(direct.store, 240, 'side_left', 'swap')));
@@ -261,17 +262,17 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
       const assets = await testAssets();
       const dir = await tmp('level-files-');
       const a = await storeWith(assets, dir);
-      await level(a.store, TEST_WIDTH, 'side_left');
+      await level(a.store, 320, 'side_left');
       await a.files.idle();
       const [sideFile] = await levelFilesIn(dir);
-      await level(a.store, TEST_WIDTH, 'front_left');
+      await level(a.store, 320, 'front_left');
       await a.files.idle();
       const frontFile = (await levelFilesIn(dir)).find((f) => f !== sideFile)!;
-      const front = digest(await level(a.store, TEST_WIDTH, 'front_left'));
+      const front = digest(await level(a.store, 320, 'front_left'));
       // same size and planes, another view: only the header tells them apart
       await fs.copyFile(path.join(dir, sideFile!), path.join(dir, frontFile));
       const b = await storeWith(assets, dir);
-      expect(digest(await level(b.store, TEST_WIDTH, 'front_left'))).to.equal(front);
+      expect(digest(await level(b.store, 320, 'front_left'))).to.equal(front);
       expect(b.files.stats()).to.include({ hits: 0, failed: 1 });
     });
 
@@ -279,7 +280,7 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
       const assets = await testAssets();
       const dir = await tmp('level-files-');
       const a = await storeWith(assets, dir);
-      const built = digest(await level(a.store, TEST_WIDTH));
+      const built = digest(await level(a.store, 320));
       await a.files.idle();
       const [name] = await levelFilesIn(dir);
       const file = path.join(dir, name!);
@@ -299,7 +300,7 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
       await fs.writeFile(file, Buffer.concat([head, json, b0.subarray(28 + jsonLen)]));
       const rssBefore = process.memoryUsage().rss;
       const b = await storeWith(assets, dir);
-      expect(digest(await level(b.store, TEST_WIDTH))).to.equal(built);
+      expect(digest(await level(b.store, 320))).to.equal(built);
       expect(b.files.stats()).to.include({ hits: 0, failed: 1 });
       expect(process.memoryUsage().rss - rssBefore).to.be.below(512 * 1024 * 1024);
     });
