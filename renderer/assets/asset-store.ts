@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { LRUCache } from 'lru-cache';
@@ -237,15 +238,16 @@ export class AssetStore {
   }
 
   /**
-   * What a level file must be to stand for this level: named by the level's key and the layer files
-   * (path, size, mtime, inode), so a file replaced without a new revision is noticed too; null where
+   * What a level file must be to stand for this level: named by the level's key and a digest of the
+   * layer files' path, size, mtime and inode, so a file replaced without a new revision is noticed too; null where
    * a layer file cannot be read (the build then fails and says which).
    */
   private async levelFileSpec(key: string, v: ViewMeta, files: LayerFiles, footprint: number): Promise<LevelFileSpec | null> {
     const paths = Object.values(files).filter((f): f is string => f !== null);
     const stats = await Promise.all(paths.map((p) => fs.stat(p).catch(() => null)));
     if (stats.some((s) => s === null)) return null;
-    const id = JSON.stringify([key, ...paths.map((p, i) => [p, stats[i]!.size, stats[i]!.mtimeMs, stats[i]!.ino])]);
+    const sources = JSON.stringify(paths.map((p, i) => [p, stats[i]!.size, stats[i]!.mtimeMs, stats[i]!.ino]));
+    const id = `${key} ${crypto.createHash('sha256').update(sources).digest('base64url')}`;
     const full = footprint === 1;
     return {
       id,
