@@ -250,6 +250,7 @@ export class AssetStore {
     const id = `${key} ${crypto.createHash('sha256').update(sources).digest('base64url')}`;
     const full = footprint === 1;
     return {
+      key,
       id,
       ...(full ? { width: v.width, height: v.height } : levelSize(v.width, v.height, footprint)),
       shadow: files.shadow !== null,

@@ -35,6 +35,8 @@ export const WRITE_QUEUE_MAX = 32;
  * expects of it.
  */
 export interface LevelFileSpec {
+  /** The level's key in the asset store (Layers.key, its arena's key: what eviction names to the backends). */
+  key: string;
   id: string;
   width: number;
   height: number;
@@ -219,7 +221,7 @@ export class LevelFiles {
       ) {
         throw new LevelFileError('the header does not match the level');
       }
-      planes = allocPlanes(spec.id, spec.width, spec.height, { shadow: spec.shadow, coverage: spec.coverage, shadowedBase: spec.shadowedBase, output: spec.shadowedBase });
+      planes = allocPlanes(spec.key, spec.width, spec.height, { shadow: spec.shadow, coverage: spec.coverage, shadowedBase: spec.shadowedBase, output: spec.shadowedBase });
       const parts = planesOf(planes).map(bytesOf);
       let at = headerBytes;
       for (const p of parts) {
@@ -239,7 +241,7 @@ export class LevelFiles {
     this.touch(name);
     this.counts.hits++;
     const { arena, ...rest } = planes;
-    return layersOfPlanes(spec.id, { ...rest, arena, width: spec.width, height: spec.height }, spec.level ?? undefined, { shadowedBase: spec.shadowedBase });
+    return layersOfPlanes(spec.key, { ...rest, arena, width: spec.width, height: spec.height }, spec.level ?? undefined, { shadowedBase: spec.shadowedBase });
   }
 
   /**

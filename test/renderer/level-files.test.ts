@@ -106,7 +106,12 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
         const b = await storeWith(assets, dir, { shadowedBase });
         const read = await Promise.all([level(b.store, 240), level(b.store, 240, 'front_left'), level(b.store, 320)]);
         expect(b.files.stats().hits).to.equal(3);
-        for (let i = 0; i < built.length; i++) expect(digest(read[i]!), `level ${i}, shadowedBase ${shadowedBase}`).to.equal(digest(built[i]!));
+        for (let i = 0; i < built.length; i++) {
+          expect(digest(read[i]!), `level ${i}, shadowedBase ${shadowedBase}`).to.equal(digest(built[i]!));
+          // the key eviction names to the backends (their kernel instances and textures of the level)
+          expect(read[i]!.key).to.equal(built[i]!.key);
+          expect(read[i]!.arena!.key).to.equal(built[i]!.arena!.key);
+        }
         expect(read[0]!.shadowedBase !== undefined).to.equal(shadowedBase);
         expect(read[1]!.level).to.deep.equal(built[1]!.level);
         expect(read[1]!.level!.footprint).to.equal(2);
