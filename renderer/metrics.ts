@@ -113,7 +113,7 @@ export function instrumentRenderer(deps: { service: RenderService; queue: Render
     // counters kept by LevelFiles itself, read at scrape time (it knows nothing of metrics)
     new Counter({
       name: 'renderer_level_files_total',
-      help: 'Levels looked for in LEVEL_CACHE_DIR and what became of them (hit: read, miss: built, written, skipped: not written while other writes held enough memory, evicted, failed: a file refused or a write that failed)',
+      help: 'Levels looked for in LEVEL_CACHE_DIR and what became of them (hit: read, miss: built, written, skipped: the level left memory before its turn to be written, or too many waited, evicted, failed: a file refused or a write that failed)',
       labelNames: ['result'],
       registers: [registry],
       collect() {

@@ -167,11 +167,17 @@ export class LevelFiles {
   private async scan(): Promise<void> {
     const found: { name: string; bytes: number; mtime: number }[] = [];
     const now = Date.now();
-    for (const name of await fsp.readdir(this.dir)) {
-      const st = await fsp.stat(path.join(this.dir, name)).catch(() => null);
-      if (!st?.isFile()) continue;
-      if (name.endsWith(SUFFIX)) found.push({ name, bytes: st.size, mtime: st.mtimeMs });
-      else if (name.endsWith('.tmp') && now - st.mtimeMs > STALE_TMP_MS) await fsp.rm(path.join(this.dir, name), { force: true });
+    const names = await fsp.readdir(this.dir);
+    // a directory of thousands of files: their stats a batch at a time, not one after another
+    for (let i = 0; i < names.length; i += 64) {
+      await Promise.all(
+        names.slice(i, i + 64).map(async (name) => {
+          const st = await fsp.stat(path.join(this.dir, name)).catch(() => null);
+          if (!st?.isFile()) return;
+          if (name.endsWith(SUFFIX)) found.push({ name, bytes: st.size, mtime: st.mtimeMs });
+          else if (name.endsWith('.tmp') && now - st.mtimeMs > STALE_TMP_MS) await fsp.rm(path.join(this.dir, name), { force: true });
+        }),
+      );
     }
     found.sort((a, b) => a.mtime - b.mtime);
     for (const f of found) {

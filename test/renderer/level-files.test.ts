@@ -230,6 +230,19 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
       expect(fresh).to.equal(digest(await level(direct.store, 240, 'side_left', 'swap')));
     });
 
+    it('a temporary file left by a writer that died is deleted at the next start; a recent one (a writer at work) is left alone', async () => {
+      const dir = await tmp('level-files-');
+      const old = path.join(dir, 'x.level.123.abcd.tmp');
+      const recent = path.join(dir, 'y.level.456.ef01.tmp');
+      await fs.writeFile(old, 'partial');
+      await fs.writeFile(recent, 'partial');
+      const hourAgo = new Date(Date.now() - 3_600_000);
+      await fs.utimes(old, hourAgo, hourAgo);
+      const files = await LevelFiles.open({ dir, budgetBytes: 1 << 30, logger: quietLogger });
+      expect(files!.stats()).to.include({ files: 0, bytes: 0 });
+      expect((await fs.readdir(dir)).sort()).to.deep.equal(['y.level.456.ef01.tmp']);
+    });
+
     it('a directory that cannot be used leaves the renderer rendering without level files', async () => {
       const parent = await tmp('level-files-');
       const notADir = path.join(parent, 'file');
