@@ -215,47 +215,57 @@ export class AssetStore {
       shadow: v.shadow ? layerPath(set.dir, viewId, 'shadow') : null,
       coverage: v.coverage ? layerPath(set.dir, viewId, 'coverage') : null,
     };
+    const levelFiles = this.opts.levelFiles ?? null;
     // 1.5 comes from the full size; every other level is the halving of the one at half its footprint
-    const build =
-      footprint === 1
-        ? () => decodeLayerFiles(key, files, v.lightDepth, v.width, v.height, { shadowedBase: this.opts.shadowedBase })
-        : footprint === 1.5
-          ? async () => twoThirdsLayers(key, await this.level(set, viewId, 1))
-          : async () => halveLayers(key, await this.level(set, viewId, footprint / 2));
+    const build = async (): Promise<Layers> => {
+      if (footprint === 1) {
+        // the files as they were when their decode began: every level made from this one carries it
+        const source = levelFiles ? await this.sourceDigest(v, files) : null;
+        const l = await decodeLayerFiles(key, files, v.lightDepth, v.width, v.height, { shadowedBase: this.opts.shadowedBase });
+        return source ? { ...l, source } : l;
+      }
+      const parent = await this.level(set, viewId, footprint === 1.5 ? 1 : footprint / 2);
+      const l = await (footprint === 1.5 ? twoThirdsLayers : halveLayers)(key, parent);
+      return parent.source ? { ...l, source: parent.source } : l;
+    };
     // the full size is never a level file: read back it saves about half of its build (its decode,
     // about 110 ms at 2400 px) for 32 MB of disk a view, and its write holds 48 MB of memory a while;
     // the reduced levels save their whole chain (docs/renderer.md, "Level files")
-    const levelFiles = footprint === 1 ? null : this.opts.levelFiles;
-    if (!levelFiles) return this.cached(key, build);
+    if (!levelFiles || footprint === 1) return this.cached(key, build);
     return this.cached(key, async () => {
-      const spec = await this.levelFileSpec(key, v, files, footprint);
-      const read = spec ? await levelFiles.read(spec) : null;
-      if (read) return read;
+      const now = await this.sourceDigest(v, files);
+      const read = now ? await levelFiles.read(this.levelFileSpec(key, v, footprint, now)) : null;
+      if (read) return { ...read, source: now! };
       const built = await build();
-      if (spec) levelFiles.write(spec, built);
+      // named by the files it was made from, not by what they are now: a level reduced from a parent
+      // decoded before a file changed (same revision) is of the old files, and no later lookup finds it
+      if (built.source) levelFiles.write(this.levelFileSpec(key, v, footprint, built.source), built);
       return built;
     });
   }
 
   /**
-   * What a level file must be to stand for this level: named by the level's key and a digest of the
-   * layer files' path, size, mtime and inode, so a file replaced without a new revision is noticed too; null where
-   * a layer file cannot be read (the build then fails and says which).
+   * A digest of what a view's levels are made from: its layer files' paths, sizes, mtimes and inodes
+   * (a file replaced without a new revision is noticed) and how they are decoded (light depths,
+   * size); null where a layer file cannot be read (the build then fails and says which).
    */
-  private async levelFileSpec(key: string, v: ViewMeta, files: LayerFiles, footprint: number): Promise<LevelFileSpec | null> {
+  private async sourceDigest(v: ViewMeta, files: LayerFiles): Promise<string | null> {
     const paths = Object.values(files).filter((f): f is string => f !== null);
     const stats = await Promise.all(paths.map((p) => fs.stat(p).catch(() => null)));
     if (stats.some((s) => s === null)) return null;
-    const sources = JSON.stringify(paths.map((p, i) => [p, stats[i]!.size, stats[i]!.mtimeMs, stats[i]!.ino]));
-    const id = `${key} ${crypto.createHash('sha256').update(sources).digest('base64url')}`;
-    const full = footprint === 1;
+    const what = JSON.stringify([v.lightDepth, v.width, v.height, paths.map((p, i) => [p, stats[i]!.size, stats[i]!.mtimeMs, stats[i]!.ino])]);
+    return crypto.createHash('sha256').update(what).digest('base64url');
+  }
+
+  /** What a level file must be to stand for this level made from `source` (sourceDigest). */
+  private levelFileSpec(key: string, v: ViewMeta, footprint: number, source: string): LevelFileSpec {
     return {
       key,
-      id,
-      ...(full ? { width: v.width, height: v.height } : levelSize(v.width, v.height, footprint)),
-      shadow: files.shadow !== null,
-      coverage: files.coverage !== null,
-      level: full ? null : { footprint, fullWidth: v.width, fullHeight: v.height },
+      id: `${key} ${source}`,
+      ...levelSize(v.width, v.height, footprint),
+      shadow: v.shadow,
+      coverage: v.coverage,
+      level: { footprint, fullWidth: v.width, fullHeight: v.height },
       shadowedBase: this.opts.shadowedBase !== false,
     };
   }

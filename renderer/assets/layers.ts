@@ -38,6 +38,11 @@ export interface Layers extends PlaneSet {
   runs?: ActiveRuns;
   /** A pre-scaled level's place in the full size (reduceLayers); absent: the full size itself. */
   level?: LevelGeometry;
+  /**
+   * A digest of the layer files (and how they are decoded) this level was made from, where the asset
+   * store keeps level files (asset-store.ts `sourceDigest`): its level file is named by it.
+   */
+  source?: string;
   /** The shared WebAssembly memory the planes are views of (allocPlanes); absent: separate SharedArrayBuffers. */
   arena?: LayerArena;
   bytes: number;

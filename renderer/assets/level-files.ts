@@ -26,6 +26,9 @@ const CRC_TURN_MS = 3;
 /** A writer's temporary file older than this is left over from a process that died while writing. */
 const STALE_TMP_MS = 10 * 60_000;
 const SUFFIX = '.level';
+/** Names this code writes (fileName, and its temporary files): nothing else in the directory is touched. */
+const OWN_FILE = /^[A-Za-z0-9_-]{40}\.level$/;
+const OWN_TMP = /^[A-Za-z0-9_-]{40}\.level\.\d+\.[0-9a-f]{8}\.tmp$/;
 /** Levels waiting to be written, at most: under a burst of cold levels the oldest are skipped. */
 export const WRITE_QUEUE_MAX = 32;
 
@@ -151,15 +154,19 @@ export class LevelFiles {
       logger.warn({ dir }, 'level files off: this machine is big-endian');
       return null;
     }
-    try {
-      await fsp.mkdir(dir, { recursive: true });
-      await fsp.access(dir, fs.constants.R_OK | fs.constants.W_OK);
-    } catch (e) {
-      logger.error({ dir, err: (e as Error).message }, 'level files off: LEVEL_CACHE_DIR is not a writable directory');
+    if (typeof zlib.crc32 !== 'function') {
+      logger.warn({ dir, node: process.version }, 'level files off: this Node.js has no zlib.crc32 (20.15 or newer has)');
       return null;
     }
     const files = new LevelFiles(dir, Math.max(0, opts.budgetBytes), logger, opts.code ?? levelCodeFingerprint());
-    await files.scan();
+    try {
+      await fsp.mkdir(dir, { recursive: true });
+      await fsp.access(dir, fs.constants.R_OK | fs.constants.W_OK | fs.constants.X_OK);
+      await files.scan();
+    } catch (e) {
+      logger.error({ dir, err: (e as Error).message }, 'level files off: LEVEL_CACHE_DIR is not a directory this process can use');
+      return null;
+    }
     logger.info({ dir, files: files.index.size, mb: Math.round(files.total / 1048576), budgetMb: Math.round(files.budget / 1048576) }, 'level files');
     return files;
   }
@@ -167,15 +174,15 @@ export class LevelFiles {
   private async scan(): Promise<void> {
     const found: { name: string; bytes: number; mtime: number }[] = [];
     const now = Date.now();
-    const names = await fsp.readdir(this.dir);
+    const names = (await fsp.readdir(this.dir)).filter((n) => OWN_FILE.test(n) || OWN_TMP.test(n));
     // a directory of thousands of files: their stats a batch at a time, not one after another
     for (let i = 0; i < names.length; i += 64) {
       await Promise.all(
         names.slice(i, i + 64).map(async (name) => {
           const st = await fsp.stat(path.join(this.dir, name)).catch(() => null);
           if (!st?.isFile()) return;
-          if (name.endsWith(SUFFIX)) found.push({ name, bytes: st.size, mtime: st.mtimeMs });
-          else if (name.endsWith('.tmp') && now - st.mtimeMs > STALE_TMP_MS) await fsp.rm(path.join(this.dir, name), { force: true });
+          if (OWN_FILE.test(name)) found.push({ name, bytes: st.size, mtime: st.mtimeMs });
+          else if (OWN_TMP.test(name) && now - st.mtimeMs > STALE_TMP_MS) await fsp.rm(path.join(this.dir, name), { force: true }).catch(() => undefined);
         }),
       );
     }
@@ -261,7 +268,11 @@ export class LevelFiles {
   write(spec: LevelFileSpec, l: Layers): void {
     const name = this.fileName(spec.id);
     const payload = payloadBytes(l.width, l.height, l.shadow !== null, l.coverage !== null);
-    if (this.writing.has(name) || payload + HEADER_MAX > this.budget) return;
+    if (this.writing.has(name)) return;
+    if (payload + HEADER_MAX > this.budget) {
+      this.counts.skipped++;
+      return;
+    }
     if (this.queue.length >= WRITE_QUEUE_MAX) {
       this.writing.delete(this.queue.shift()!.name);
       this.counts.skipped++;
@@ -299,28 +310,36 @@ export class LevelFiles {
   }
 
   private async writeFile(name: string, spec: LevelFileSpec, planes: (Uint8Array | Uint16Array)[]): Promise<void> {
+    // not on the turn that built the level (its render is still on its way)
+    await nextTurn();
     const parts = planes.map(bytesOf);
     const payload = parts.reduce((s, p) => s + p.length, 0);
     const header: Header = { id: spec.id, code: this.code, width: spec.width, height: spec.height, shadow: spec.shadow, coverage: spec.coverage, level: spec.level };
     if (payload !== payloadBytes(spec.width, spec.height, spec.shadow, spec.coverage)) throw new Error(`${spec.id}: the level's planes are not the size its spec says`);
     const head = buildHeader(header, payload, await crcSliced(parts));
+    const bytes = head.length + payload;
+    // room first (a file of this name is replaced: its bytes are not the room's), so a full disk is not filled further
+    this.forget(name);
+    await this.evictOver(this.budget - bytes);
+    // made again if it went away meanwhile (a cleanup of the disk)
+    await fsp.mkdir(this.dir, { recursive: true });
     const tmp = path.join(this.dir, `${name}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`);
     try {
       const fh = await fsp.open(tmp, 'w');
       try {
-        await fh.writev([head, ...parts]);
+        // a full disk or a file-size limit ends a write short without an error: the bytes written say so
+        const { bytesWritten } = await fh.writev([head, ...parts]);
+        if (bytesWritten !== bytes) throw new Error(`wrote ${bytesWritten} of ${bytes} bytes`);
       } finally {
         await fh.close();
       }
-      await this.evictOver(this.budget - head.length - payload);
       await fsp.rename(tmp, path.join(this.dir, name));
     } catch (e) {
       await fsp.rm(tmp, { force: true }).catch(() => undefined);
       throw e;
     }
-    this.forget(name);
-    this.index.set(name, head.length + payload);
-    this.total += head.length + payload;
+    this.index.set(name, bytes);
+    this.total += bytes;
     this.counts.written++;
   }
 

@@ -10,9 +10,12 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { AssetStore } from '../../renderer/assets/asset-store.ts';
-import { LEVEL_FILE_VERSION, LevelFiles } from '../../renderer/assets/level-files.ts';
+import { spawnSync } from 'node:child_process';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { LEVEL_FILE_VERSION, LevelFiles, WRITE_QUEUE_MAX } from '../../renderer/assets/level-files.ts';
 import { levelCodeFingerprint } from '../../renderer/assets/level-code-fingerprint.ts';
-import type { Layers } from '../../renderer/assets/layers.ts';
+import { makeLayers, sharedU16, sharedU8, type Layers } from '../../renderer/assets/layers.ts';
 import { makeSyntheticSet } from '../../renderer/assets/make-synthetic-set.ts';
 import { layerPath } from '../../renderer/assets/set-format.ts';
 import sharp from 'sharp';
@@ -33,6 +36,19 @@ function digest(l: Layers): string {
     h.update(new Uint8Array(l.runs.xs.buffer, l.runs.xs.byteOffset, l.runs.xs.byteLength));
   }
   return h.digest('hex');
+}
+
+/** A 64 × 36 level of its own planes, filled from `seed`. */
+function tiny(seed: number): Layers {
+  const n = 64 * 36;
+  const u8 = (k: number) => sharedU8(n * k).fill((seed * 37) & 255);
+  const u16 = () => sharedU16(n).fill(seed * 977);
+  return makeLayers(`tiny/${seed}`, { width: 64, height: 36, base: u8(3), paint: u8(1), diffuse: u16(), specular: u16(), shadow: u8(1), coverage: u8(1) });
+}
+
+function collectGarbage(): void {
+  v8.setFlagsFromString('--expose-gc');
+  (vm.runInNewContext('gc') as () => void)();
 }
 
 async function levelFilesIn(dir: string): Promise<string[]> {
@@ -149,6 +165,28 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
       await level(c.store, 320, 'front_left');
       expect(c.files.stats()).to.include({ hits: 1, misses: 1 });
     });
+
+    it('a new start keeps the most recently used files when the budget shrinks (a read counts as a use, by the file\'s mtime)', async () => {
+      const assets = await testAssets();
+      const dir = await tmp('level-files-');
+      const a = await storeWith(assets, dir);
+      await level(a.store, 320, 'side_left');
+      await a.files.idle();
+      const [side] = await levelFilesIn(dir);
+      await level(a.store, 320, 'front_left');
+      await a.files.idle();
+      const front = (await levelFilesIn(dir)).find((f) => f !== side)!;
+      const frontMtime = (await fs.stat(path.join(dir, front))).mtimeMs;
+      // side_left, the older file, read: now the more recently used
+      const b = await storeWith(assets, dir);
+      await level(b.store, 320, 'side_left');
+      expect(b.files.stats().hits).to.equal(1);
+      for (let i = 0; i < 100 && (await fs.stat(path.join(dir, side!))).mtimeMs <= frontMtime; i++) await new Promise((r) => setTimeout(r, 10));
+      const size = (await fs.stat(path.join(dir, side!))).size;
+      const c = await LevelFiles.open({ dir, budgetBytes: Math.floor(size * 1.5), logger: quietLogger });
+      expect(c!.stats()).to.include({ files: 1, evicted: 1 });
+      expect(await levelFilesIn(dir)).to.deep.equal([side]);
+    });
   });
 
   describe('error', () => {
@@ -208,7 +246,20 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
       expect(digest(await level(store, 320))).to.equal(built);
       await other!.idle();
       expect(other!.stats()).to.include({ hits: 0, misses: 1, written: 1 });
-      expect(await levelFilesIn(dir)).to.have.length(2);
+      const names = await levelFilesIn(dir);
+      expect(names).to.have.length(2);
+      // the other code's file under this code's name: its header says which code made it
+      const codeOf = async (n: string) => {
+        const b = await fs.readFile(path.join(dir, n));
+        return (JSON.parse(b.subarray(28, 28 + b.readUInt32LE(20)).toString('utf8')) as { code: string }).code;
+      };
+      const theirs = (await codeOf(names[0]!)) === 'other-code' ? names[0]! : names[1]!;
+      const ours = names.find((n) => n !== theirs)!;
+      expect(await codeOf(ours)).to.equal(levelCodeFingerprint());
+      await fs.copyFile(path.join(dir, theirs), path.join(dir, ours));
+      const c = await storeWith(assets, dir);
+      expect(digest(await level(c.store, 320))).to.equal(built);
+      expect(c.files.stats()).to.include({ hits: 0, failed: 1 });
     });
 
     it('a layer file replaced without a new set revision is noticed: its levels are built from the new file', async () => {
@@ -230,17 +281,36 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
       expect(fresh).to.equal(digest(await level(direct.store, 240, 'side_left', 'swap')));
     });
 
-    it('a temporary file left by a writer that died is deleted at the next start; a recent one (a writer at work) is left alone', async () => {
+    it('a temporary file left by a writer that died is deleted at the next start; a recent one (a writer at work) and files not its own are left alone', async () => {
       const dir = await tmp('level-files-');
-      const old = path.join(dir, 'x.level.123.abcd.tmp');
-      const recent = path.join(dir, 'y.level.456.ef01.tmp');
-      await fs.writeFile(old, 'partial');
-      await fs.writeFile(recent, 'partial');
+      const name = 'A'.repeat(40) + '.level';
+      const old = `${name}.123.abcdef01.tmp`;
+      const recent = `${name}.456.0123abcd.tmp`;
+      const foreign = ['someone-elses-upload.tmp', 'notes.level'];
+      for (const f of [old, recent, ...foreign]) await fs.writeFile(path.join(dir, f), 'partial');
       const hourAgo = new Date(Date.now() - 3_600_000);
-      await fs.utimes(old, hourAgo, hourAgo);
-      const files = await LevelFiles.open({ dir, budgetBytes: 1 << 30, logger: quietLogger });
+      for (const f of [old, ...foreign]) await fs.utimes(path.join(dir, f), hourAgo, hourAgo);
+      const files = await LevelFiles.open({ dir, budgetBytes: 1, logger: quietLogger });
       expect(files!.stats()).to.include({ files: 0, bytes: 0 });
-      expect((await fs.readdir(dir)).sort()).to.deep.equal(['y.level.456.ef01.tmp']);
+      expect((await fs.readdir(dir)).sort()).to.deep.equal([recent, ...foreign].sort());
+    });
+
+    it('a level reduced from a parent decoded before its file was replaced (same revision) is not written as the new files\' level', async () => {
+      const assets = await tmp('level-assets-');
+      await makeSyntheticSet(path.join(assets, 'swap'), { width: 480, revision: 'same', views: ['side_left'] });
+      const dir = await tmp('level-files-');
+      const a = await storeWith(assets, dir);
+      const set = await a.store.getSet('swap');
+      await level(a.store, 480, 'side_left', 'swap'); // the full size, decoded from the old file
+      const base = layerPath(set.dir, 'side_left', 'base');
+      await fs.writeFile(base, await sharp(base).negate({ alpha: false }).png().toBuffer());
+      await level(a.store, 240, 'side_left', 'swap'); // reduced from the old full size still in memory
+      await a.files.idle();
+      expect(a.files.stats().written).to.equal(1);
+      const b = await storeWith(assets, dir);
+      const fresh = digest(await level(b.store, 240, 'side_left', 'swap'));
+      expect(b.files.stats()).to.include({ hits: 0, misses: 1 });
+      expect(fresh).to.equal(digest(await level((await storeWith(assets, await tmp('level-files-'))).store, 240, 'side_left', 'swap')));
     });
 
     it('a directory that cannot be used leaves the renderer rendering without level files', async () => {
@@ -258,20 +328,83 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
       }
     });
 
-    it('a directory that goes away while serving: writes fail, counted, and renders go on', async () => {
+    it('a directory removed while serving is made again at the next write; one that cannot be made fails the writes, counted, and renders go on', async () => {
       const dir = await tmp('level-files-');
       const server = await startTestServer({ levelFiles: { dir, bytes: 1 << 30 } });
       try {
         await fs.rm(dir, { recursive: true });
-        const { bytes } = await renderBytes(server.client, req({ width: 200 }));
+        await renderBytes(server.client, req({ width: 320 }));
+        await server.internals.levelFiles!.idle();
+        expect(server.internals.levelFiles!.stats()).to.include({ written: 1, failed: 0 });
+        expect(await levelFilesIn(dir)).to.have.length(1);
+        await fs.rm(dir, { recursive: true });
+        await fs.writeFile(dir, 'a file where the directory was');
+        const { bytes } = await renderBytes(server.client, req({ width: 240 }));
         expect(bytes.length).to.be.greaterThan(1000);
         await server.internals.levelFiles!.idle();
-        const s = server.internals.levelFiles!.stats();
-        expect(s.failed).to.be.greaterThan(0);
-        expect(s.written).to.equal(0);
+        // the read that found no directory, and the write
+        expect(server.internals.levelFiles!.stats()).to.include({ written: 1, failed: 2 });
       } finally {
         await server.close();
       }
+    });
+
+    it('a write the disk cuts short (a file-size limit: no error, fewer bytes) is counted as failed and leaves no file', async function () {
+      // a child process under `ulimit -f` (Node ignores SIGXFSZ: the write comes back short)
+      const dir = await tmp('level-files-');
+      const assets = await testAssets();
+      const script = path.join(await tmp('level-files-script-'), 'write.mts');
+      const root = path.resolve('.');
+      await fs.writeFile(
+        script,
+        `import { AssetStore } from ${JSON.stringify(path.join(root, 'renderer/assets/asset-store.ts'))};
+import { LevelFiles } from ${JSON.stringify(path.join(root, 'renderer/assets/level-files.ts'))};
+import { createLogger } from ${JSON.stringify(path.join(root, 'shared/logger.ts'))};
+const logger = createLogger('t', 'silent');
+const files = await LevelFiles.open({ dir: ${JSON.stringify(dir)}, budgetBytes: 1 << 30, logger });
+const store = new AssetStore({ dir: ${JSON.stringify(assets)}, cacheBytes: 1 << 30, logger, levelFiles: files });
+await store.init();
+await store.levelFor(await store.getSet('testset'), 'side_left', 320);
+await files!.idle();
+console.log(JSON.stringify(files!.stats()));
+`,
+      );
+      // 100 blocks of 1 KiB: under a 320 px level's 0.8 MB
+      const r = spawnSync('bash', ['-c', `ulimit -f 100; exec "${process.execPath}" --import tsx "${script}"`], { cwd: root, encoding: 'utf8' });
+      expect(r.status, r.stderr).to.equal(0);
+      const stats = JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, number>;
+      expect(stats).to.include({ written: 0, failed: 1, files: 0, bytes: 0 });
+      expect(await fs.readdir(dir)).to.deep.equal([]);
+    });
+
+    it('writes wait one at a time, at most WRITE_QUEUE_MAX; a level the cache let go of before its turn is skipped', async () => {
+      const dir = await tmp('level-files-');
+      const files = (await LevelFiles.open({ dir, budgetBytes: 1 << 30, logger: quietLogger }))!;
+      const spec = (i: number) => ({ key: `q/${i}`, id: `q/${i}`, width: 64, height: 36, shadow: true, coverage: true, level: null, shadowedBase: true });
+      const keep: Layers[] = [];
+      for (let i = 0; i < WRITE_QUEUE_MAX + 8; i++) {
+        const l = tiny(i);
+        keep.push(l);
+        files.write(spec(i), l);
+      }
+      await files.idle();
+      // one taken at once, WRITE_QUEUE_MAX waiting, the oldest waiting pushed out by the rest
+      expect(files.stats()).to.include({ written: WRITE_QUEUE_MAX + 1, skipped: 7 });
+      keep.length = 0;
+
+      // levels nobody else holds: collected while the first is written, then skipped
+      const dir2 = await tmp('level-files-');
+      const files2 = (await LevelFiles.open({ dir: dir2, budgetBytes: 1 << 30, logger: quietLogger }))!;
+      const first = tiny(100);
+      files2.write(spec(100), first);
+      (() => {
+        for (let i = 101; i < 105; i++) files2.write(spec(i), tiny(i));
+      })();
+      await new Promise((r) => setImmediate(r));
+      collectGarbage();
+      await files2.idle();
+      expect(files2.stats()).to.include({ written: 1, skipped: 4 });
+      void first;
     });
   });
 
@@ -294,7 +427,7 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
       expect(b.files.stats()).to.include({ hits: 0, failed: 1 });
     });
 
-    it('a crafted header asking for a huge level is refused before anything is allocated for it', async () => {
+    it('a crafted header asking for a huge level is refused and the level built again (its sizes are checked against the level expected before any plane is allocated)', async () => {
       const assets = await testAssets();
       const dir = await tmp('level-files-');
       const a = await storeWith(assets, dir);
