@@ -207,21 +207,22 @@ export class AssetStore {
   private level(set: AssetSetMeta, viewId: ViewId, footprint: number): Promise<Layers> {
     const v = this.view(set, viewId);
     const key = `${set.id}@${set.revision}/${viewId}/F${footprint}`;
-    const files: LayerFiles = {
+    // only where a level is not in memory: a render's lookup makes none of this
+    const files = (): LayerFiles => ({
       base: layerPath(set.dir, viewId, 'base'),
       paint: layerPath(set.dir, viewId, 'paint'),
       diffuse: layerPath(set.dir, viewId, 'diffuse'),
       specular: layerPath(set.dir, viewId, 'specular'),
       shadow: v.shadow ? layerPath(set.dir, viewId, 'shadow') : null,
       coverage: v.coverage ? layerPath(set.dir, viewId, 'coverage') : null,
-    };
+    });
     const levelFiles = this.opts.levelFiles ?? null;
     // 1.5 comes from the full size; every other level is the halving of the one at half its footprint
     const build = async (): Promise<Layers> => {
       if (footprint === 1) {
         // the files as they were when their decode began: every level made from this one carries it
-        const source = levelFiles ? await this.sourceDigest(v, files) : null;
-        const l = await decodeLayerFiles(key, files, v.lightDepth, v.width, v.height, { shadowedBase: this.opts.shadowedBase });
+        const source = levelFiles ? await this.sourceDigest(v, files()) : null;
+        const l = await decodeLayerFiles(key, files(), v.lightDepth, v.width, v.height, { shadowedBase: this.opts.shadowedBase });
         return source ? { ...l, source } : l;
       }
       const parent = await this.level(set, viewId, footprint === 1.5 ? 1 : footprint / 2);
@@ -233,7 +234,7 @@ export class AssetStore {
     // the reduced levels save their whole chain (docs/renderer.md, "Level files")
     if (!levelFiles || footprint === 1) return this.cached(key, build);
     return this.cached(key, async () => {
-      const now = await this.sourceDigest(v, files);
+      const now = await this.sourceDigest(v, files());
       const read = now ? await levelFiles.read(this.levelFileSpec(key, v, footprint, now)) : null;
       if (read) return { ...read, source: now! };
       const built = await build();
