@@ -63,6 +63,30 @@ async function storeWith(assets: string, dir: string, opts: { budgetBytes?: numb
   return { store, files: files! };
 }
 
+/** A directory holding one file: the test set's side_left 320 px level; its path and the level's digest as built. */
+async function oneLevelFile(): Promise<{ dir: string; file: string; built: string }> {
+  const assets = await testAssets();
+  const dir = await tmp('level-files-');
+  const a = await storeWith(assets, dir);
+  const built = digest(await level(a.store, 320));
+  await a.files.idle();
+  const [name] = await levelFilesIn(dir);
+  return { dir, file: path.join(dir, name!), built };
+}
+
+/** A directory holding the test set's 320 px levels of side_left, then front_left (written in that order), by file name; the store that wrote them. */
+async function twoLevelFiles(): Promise<{ dir: string; side: string; front: string; store: AssetStore }> {
+  const dir = await tmp('level-files-');
+  const a = await storeWith(await testAssets(), dir);
+  await level(a.store, 320, 'side_left');
+  await a.files.idle();
+  const [side] = await levelFilesIn(dir);
+  await level(a.store, 320, 'front_left');
+  await a.files.idle();
+  const front = (await levelFilesIn(dir)).find((f) => f !== side)!;
+  return { dir, side: side!, front, store: a.store };
+}
+
 async function level(store: AssetStore, width: number, view: 'front_left' | 'side_left' = 'side_left', set = TEST_SET): Promise<Layers> {
   return store.levelFor(await store.getSet(set), view, width);
 }
@@ -168,21 +192,14 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
 
     it('a new start keeps the most recently used files when the budget shrinks (a read counts as a use, by the file\'s mtime)', async () => {
       const assets = await testAssets();
-      const dir = await tmp('level-files-');
-      const a = await storeWith(assets, dir);
-      await level(a.store, 320, 'side_left');
-      await a.files.idle();
-      const [side] = await levelFilesIn(dir);
-      await level(a.store, 320, 'front_left');
-      await a.files.idle();
-      const front = (await levelFilesIn(dir)).find((f) => f !== side)!;
+      const { dir, side, front } = await twoLevelFiles();
       const frontMtime = (await fs.stat(path.join(dir, front))).mtimeMs;
       // side_left, the older file, read: now the more recently used
       const b = await storeWith(assets, dir);
       await level(b.store, 320, 'side_left');
       expect(b.files.stats().hits).to.equal(1);
-      for (let i = 0; i < 100 && (await fs.stat(path.join(dir, side!))).mtimeMs <= frontMtime; i++) await new Promise((r) => setTimeout(r, 10));
-      const size = (await fs.stat(path.join(dir, side!))).size;
+      for (let i = 0; i < 100 && (await fs.stat(path.join(dir, side))).mtimeMs <= frontMtime; i++) await new Promise((r) => setTimeout(r, 10));
+      const size = (await fs.stat(path.join(dir, side))).size;
       const c = await LevelFiles.open({ dir, budgetBytes: Math.floor(size * 1.5), logger: quietLogger });
       expect(c!.stats()).to.include({ files: 1, evicted: 1 });
       expect(await levelFilesIn(dir)).to.deep.equal([side]);
@@ -192,12 +209,7 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
   describe('error', () => {
     it('a damaged file (one flipped byte in its planes) is refused, deleted and the level built again to the same planes', async () => {
       const assets = await testAssets();
-      const dir = await tmp('level-files-');
-      const a = await storeWith(assets, dir);
-      const built = digest(await level(a.store, 320));
-      await a.files.idle();
-      const [name] = await levelFilesIn(dir);
-      const file = path.join(dir, name!);
+      const { dir, file, built } = await oneLevelFile();
       const bytes = await fs.readFile(file);
       bytes[Math.floor(bytes.length * 0.6)]! ^= 0x10;
       await fs.writeFile(file, bytes);
@@ -221,12 +233,8 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
         ['empty', () => Buffer.alloc(0)],
       ];
       for (const [what, f] of damage) {
-        const dir = await tmp('level-files-');
-        const a = await storeWith(assets, dir);
-        const built = digest(await level(a.store, 320));
-        await a.files.idle();
-        const [name] = await levelFilesIn(dir);
-        await fs.writeFile(path.join(dir, name!), f(await fs.readFile(path.join(dir, name!))));
+        const { dir, file, built } = await oneLevelFile();
+        await fs.writeFile(file, f(await fs.readFile(file)));
         const b = await storeWith(assets, dir);
         expect(digest(await level(b.store, 320)), what).to.equal(built);
         expect(b.files.stats(), what).to.include({ hits: 0, failed: 1 });
@@ -411,17 +419,10 @@ console.log(JSON.stringify(files!.stats()));
   describe('security', () => {
     it("a level's file planted under another level's name is refused (its header names the level and layer files it was made from)", async () => {
       const assets = await testAssets();
-      const dir = await tmp('level-files-');
-      const a = await storeWith(assets, dir);
-      await level(a.store, 320, 'side_left');
-      await a.files.idle();
-      const [sideFile] = await levelFilesIn(dir);
-      await level(a.store, 320, 'front_left');
-      await a.files.idle();
-      const frontFile = (await levelFilesIn(dir)).find((f) => f !== sideFile)!;
-      const front = digest(await level(a.store, 320, 'front_left'));
+      const { dir, side, front: frontFile, store } = await twoLevelFiles();
+      const front = digest(await level(store, 320, 'front_left'));
       // same size and planes, another view: only the header tells them apart
-      await fs.copyFile(path.join(dir, sideFile!), path.join(dir, frontFile));
+      await fs.copyFile(path.join(dir, side), path.join(dir, frontFile));
       const b = await storeWith(assets, dir);
       expect(digest(await level(b.store, 320, 'front_left'))).to.equal(front);
       expect(b.files.stats()).to.include({ hits: 0, failed: 1 });
@@ -429,12 +430,7 @@ console.log(JSON.stringify(files!.stats()));
 
     it('a crafted header asking for a huge level is refused and the level built again (its sizes are checked against the level expected before any plane is allocated)', async () => {
       const assets = await testAssets();
-      const dir = await tmp('level-files-');
-      const a = await storeWith(assets, dir);
-      const built = digest(await level(a.store, 320));
-      await a.files.idle();
-      const [name] = await levelFilesIn(dir);
-      const file = path.join(dir, name!);
+      const { dir, file, built } = await oneLevelFile();
       const b0 = await fs.readFile(file);
       const jsonLen = b0.readUInt32LE(20);
       const header = JSON.parse(b0.subarray(28, 28 + jsonLen).toString('utf8')) as { width: number; height: number };
