@@ -12,6 +12,7 @@ import { renderHandlers } from './grpc/handlers.ts';
 import { RenderQueue } from './render-queue.ts';
 import { RenderService } from './render-service.ts';
 import { instrumentRenderer } from './metrics.ts';
+import { warmUp } from './warm-up.ts';
 import type { Registry } from 'prom-client';
 
 /** Share of RENDER_CACHE_MB for decoded layers; the rest holds encoded renders. */
@@ -57,7 +58,7 @@ export async function startRendererServer(opts: {
   // a directory that cannot be used is logged and leaves the renderer without level files, never without renders
   const levelFiles = config.levelFiles ? await LevelFiles.open({ dir: config.levelFiles.dir, budgetBytes: config.levelFiles.bytes, logger }) : null;
   const store = new AssetStore({ dir: config.assetsDir, cacheBytes: layerBytes, logger, shadowedBase: backend.name === 'cpu', levelFiles });
-  await store.init();
+  const { loaded } = await store.init();
   store.onEvict = (key) => backend.forget?.(key);
   const service = new RenderService({
     store,
@@ -66,6 +67,9 @@ export async function startRendererServer(opts: {
     renderCacheBytes: config.cacheBytes - layerBytes,
     logger,
   });
+  // before the port opens (a readiness probe or the gateway's first call waits for it), and before the
+  // metrics wrap the service, so the warm-up's renders are not counted as customers'
+  if (config.warmUp) await warmUp({ service, store, sets: loaded, logger });
   const metrics = instrumentRenderer({ service, queue, backend, levelFiles });
   opts.onInternals?.({ service, store, backend, queue, levelFiles });
 

@@ -245,6 +245,7 @@ const rendererSchema = z.object({
   LEVEL_CACHE_DIR: optionalString,
   LEVEL_CACHE_MB: positiveInt(4096),
   RENDERER_GRACE_MS: positiveInt(10_000),
+  RENDER_WARMUP: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('true')),
   RENDERER_METRICS_PORT: metricsPort(9465),
   RENDERER_METRICS_HOST: z.preprocess(emptyAsUndefined, z.string().default('0.0.0.0')),
   LOG_LEVEL: logLevel,
@@ -265,6 +266,8 @@ export interface RendererConfig {
   levelFiles: { dir: string; bytes: number } | null;
   /** On SIGTERM: how long renders in flight may take to finish. */
   graceMs: number;
+  /** Render one view in every format before taking calls (renderer/warm-up.ts). */
+  warmUp: boolean;
   logLevel: string;
   /** Internal Prometheus port (GET /metrics) beside the gRPC port; null: off. */
   metricsPort: number | null;
@@ -286,6 +289,7 @@ export function loadRendererConfig(env: NodeJS.ProcessEnv = process.env, project
     queueMax: e.RENDER_QUEUE_MAX,
     levelFiles: e.LEVEL_CACHE_DIR ? { dir: path.resolve(e.LEVEL_CACHE_DIR), bytes: e.LEVEL_CACHE_MB * 1024 * 1024 } : null,
     graceMs: e.RENDERER_GRACE_MS,
+    warmUp: e.RENDER_WARMUP === 'true',
     logLevel: e.LOG_LEVEL,
     metricsPort: e.RENDERER_METRICS_PORT,
     metricsHost: e.RENDERER_METRICS_HOST,

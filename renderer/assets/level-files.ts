@@ -24,6 +24,12 @@ const HEADER_MAX = 4096;
 const CRC_SLICE = 1 << 20;
 const CRC_TURN_MS = 3;
 /** A writer's temporary file older than this is left over from a process that died while writing. */
+/**
+ * How often, at most, a renderer counts the directory again (before a write): where several share it,
+ * each then sees the others' files and evicts the least recently used of all, so the directory holds
+ * at most the budget plus what the others wrote since (docs/renderer.md, "Level files").
+ */
+export const RESCAN_MS = 60_000;
 const STALE_TMP_MS = 10 * 60_000;
 const SUFFIX = '.level';
 /** Names this code writes (fileName, and its temporary files): nothing else in the directory is touched. */
@@ -126,8 +132,10 @@ class LevelFileError extends Error {}
  */
 export class LevelFiles {
   /** Files by name, least recently used first (a use moves one to the end). */
-  private readonly index = new Map<string, number>();
+  private index = new Map<string, number>();
   private total = 0;
+  /** When the directory was last counted (scan). */
+  private scannedAt = 0;
   /** Files waiting to be written or being written, the queue and the one being written. */
   private readonly writing = new Set<string>();
   private readonly queue: { name: string; spec: LevelFileSpec; planes: WeakRef<Uint8Array | Uint16Array>[] }[] = [];
@@ -141,6 +149,7 @@ export class LevelFiles {
     private readonly logger: Logger,
     /** levelCodeFingerprint(): files made by other code are other files. */
     readonly code: string,
+    private readonly rescanMs: number,
   ) {}
 
   /**
@@ -148,7 +157,15 @@ export class LevelFiles {
    * most recently modified kept); null, with the reason logged, where the directory cannot be used
    * or the machine is big-endian (the planes are stored as the memory holds them).
    */
-  static async open(opts: { dir: string; budgetBytes: number; logger: Logger; /** tests: as if another version of the code wrote the files */ code?: string }): Promise<LevelFiles | null> {
+  static async open(opts: {
+    dir: string;
+    budgetBytes: number;
+    logger: Logger;
+    /** tests: as if another version of the code wrote the files */
+    code?: string;
+    /** tests: how often the directory is counted again before a write (RESCAN_MS) */
+    rescanMs?: number;
+  }): Promise<LevelFiles | null> {
     const { dir, logger } = opts;
     if (os.endianness() !== 'LE') {
       logger.warn({ dir }, 'level files off: this machine is big-endian');
@@ -158,7 +175,7 @@ export class LevelFiles {
       logger.warn({ dir, node: process.version }, 'level files off: this Node.js has no zlib.crc32 (20.15 or newer has)');
       return null;
     }
-    const files = new LevelFiles(dir, Math.max(0, opts.budgetBytes), logger, opts.code ?? levelCodeFingerprint());
+    const files = new LevelFiles(dir, Math.max(0, opts.budgetBytes), logger, opts.code ?? levelCodeFingerprint(), opts.rescanMs ?? RESCAN_MS);
     try {
       await fsp.mkdir(dir, { recursive: true });
       await fsp.access(dir, fs.constants.R_OK | fs.constants.W_OK | fs.constants.X_OK);
@@ -187,10 +204,15 @@ export class LevelFiles {
       );
     }
     found.sort((a, b) => a.mtime - b.mtime);
+    const index = new Map<string, number>();
+    let total = 0;
     for (const f of found) {
-      this.index.set(f.name, f.bytes);
-      this.total += f.bytes;
+      index.set(f.name, f.bytes);
+      total += f.bytes;
     }
+    this.index = index;
+    this.total = total;
+    this.scannedAt = Date.now();
     await this.evictOver(this.budget);
   }
 
@@ -215,8 +237,9 @@ export class LevelFiles {
       return null;
     }
     let planes: Planes | null = null;
+    let size = 0;
     try {
-      const { size } = await fh.stat();
+      ({ size } = await fh.stat());
       const head = new Uint8Array(Math.min(HEADER_MAX, size));
       await readFully(fh, head, 0);
       const { header, headerBytes, payload, crc } = parseHeader(head);
@@ -251,7 +274,7 @@ export class LevelFiles {
       return null;
     }
     await fh.close().catch(() => undefined);
-    this.touch(name);
+    this.touch(name, size);
     this.counts.hits++;
     const { arena, ...rest } = planes;
     return layersOfPlanes(spec.key, { ...rest, arena, width: spec.width, height: spec.height }, spec.level ?? undefined, { shadowedBase: spec.shadowedBase });
@@ -318,6 +341,11 @@ export class LevelFiles {
     if (payload !== payloadBytes(spec.width, spec.height, spec.shadow, spec.coverage)) throw new Error(`${spec.id}: the level's planes are not the size its spec says`);
     const head = buildHeader(header, payload, await crcSliced(parts));
     const bytes = head.length + payload;
+    // other renderers on this directory (one volume shared by scaled containers) write and evict too:
+    // counting it again now and then keeps the directory, not each renderer's share, within the budget
+    if (Date.now() - this.scannedAt >= this.rescanMs) {
+      await this.scan().catch((e: unknown) => this.logger.warn({ dir: this.dir, err: (e as Error).message }, 'level files not counted again; going on with the count held'));
+    }
     // room first (a file of this name is replaced: its bytes are not the room's), so a full disk is not filled further
     this.forget(name);
     await this.evictOver(this.budget - bytes);
@@ -360,13 +388,14 @@ export class LevelFiles {
     this.total -= size;
   }
 
-  /** A file read is the most recently used, here and (by its mtime) for the next process's scan. */
-  private touch(name: string): void {
-    const size = this.index.get(name);
-    if (size !== undefined) {
-      this.index.delete(name);
-      this.index.set(name, size);
-    }
+  /**
+   * A file read is the most recently used, here and (by its mtime) for the next scan. One this
+   * renderer did not know (another renderer on the directory wrote it since the last scan) is counted from now.
+   */
+  private touch(name: string, size: number): void {
+    this.forget(name);
+    this.index.set(name, size);
+    this.total += size;
     const now = new Date();
     fsp.utimes(path.join(this.dir, name), now, now).catch(() => undefined);
   }

@@ -82,7 +82,8 @@ export interface TestServer {
 export async function startTestServer(over: Partial<RendererConfig> = {}): Promise<TestServer> {
   const dir = await testAssets();
   const config: RendererConfig = {
-    ...loadRendererConfig({ RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1', ASSETS_DIR: dir, RENDER_BACKEND: 'cpu' }),
+    // off here: tests count cache entries and level-file reads from an empty start (warm-up.test.ts turns it on)
+    ...loadRendererConfig({ RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1', ASSETS_DIR: dir, RENDER_BACKEND: 'cpu', RENDER_WARMUP: 'false' }),
     workers: 2,
     ...over,
   };

@@ -56,8 +56,8 @@ async function levelFilesIn(dir: string): Promise<string[]> {
 }
 
 /** An asset store over `assets` with level files in `dir`. */
-async function storeWith(assets: string, dir: string, opts: { budgetBytes?: number; shadowedBase?: boolean } = {}) {
-  const files = await LevelFiles.open({ dir, budgetBytes: opts.budgetBytes ?? 1 << 30, logger: quietLogger });
+async function storeWith(assets: string, dir: string, opts: { budgetBytes?: number; shadowedBase?: boolean; rescanMs?: number } = {}) {
+  const files = await LevelFiles.open({ dir, budgetBytes: opts.budgetBytes ?? 1 << 30, logger: quietLogger, rescanMs: opts.rescanMs });
   const store = new AssetStore({ dir: assets, cacheBytes: 1 << 30, logger: quietLogger, levelFiles: files, shadowedBase: opts.shadowedBase });
   await store.init();
   return { store, files: files! };
@@ -188,6 +188,58 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
       await level(c.store, 320, 'side_left');
       await level(c.store, 320, 'front_left');
       expect(c.files.stats()).to.include({ hits: 1, misses: 1 });
+    });
+
+    it('renderers sharing one directory keep it, not each their share, within the budget: each counts the others\' files again before writing', async () => {
+      const assets = await testAssets();
+      const onDisk = async (dir: string) => {
+        let n = 0;
+        for (const f of await levelFilesIn(dir)) n += (await fs.stat(path.join(dir, f))).size;
+        return n;
+      };
+      const probe = await tmp('level-files-');
+      const p = await storeWith(assets, probe);
+      await level(p.store, 320);
+      await p.files.idle();
+      const budget = Math.floor(p.files.stats().bytes * 2.5);
+      // two renderers opened on one empty directory, then each writes two levels: A first, then B
+      const run = async (rescanMs: number) => {
+        const dir = await tmp('level-files-');
+        const a = await storeWith(assets, dir, { budgetBytes: budget, rescanMs });
+        const b = await storeWith(assets, dir, { budgetBytes: budget, rescanMs });
+        for (const view of ['side_left', 'front_left'] as const) {
+          await level(a.store, 320, view);
+          await a.files.idle();
+        }
+        for (const view of ['side_left', 'front_left'] as const) {
+          await level(b.store, 320, view, 'testset8');
+          await b.files.idle();
+        }
+        return { dir, a, b };
+      };
+      // the scenario without counting again: each keeps its own two files, the directory twice what one may hold
+      const apart = await run(1e9);
+      expect(await onDisk(apart.dir)).to.be.greaterThan(budget);
+      const shared = await run(0);
+      const total = await onDisk(shared.dir);
+      expect(total).to.be.at.most(budget);
+      expect(shared.b.files.stats().evicted).to.equal(2);
+      expect(shared.b.files.stats().bytes).to.equal(total);
+      // the files left are B's two, the most recently written; A's first read of one is a miss, not an error
+      expect((await levelFilesIn(shared.dir)).length).to.equal(2);
+    });
+
+    it('a file another renderer on the directory wrote is counted by the one that reads it', async () => {
+      const assets = await testAssets();
+      const dir = await tmp('level-files-');
+      const reader = await storeWith(assets, dir);
+      const writer = await storeWith(assets, dir);
+      await level(writer.store, 320);
+      await writer.files.idle();
+      const [name] = await levelFilesIn(dir);
+      expect(reader.files.stats().files).to.equal(0);
+      await level(reader.store, 320);
+      expect(reader.files.stats()).to.include({ hits: 1, files: 1, bytes: (await fs.stat(path.join(dir, name!))).size });
     });
 
     it('a new start keeps the most recently used files when the budget shrinks (a read counts as a use, by the file\'s mtime)', async () => {

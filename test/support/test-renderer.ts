@@ -24,7 +24,8 @@ export async function startTestRenderer(
   const logger = opts.logger ?? createLogger('test-renderer', 'silent');
   let internals!: RendererInternals;
   const server = await startRendererServer({
-    config: loadRendererConfig({ RENDER_BACKEND: 'cpu', RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1', ...opts.env }),
+    // no warm-up unless asked: it would build a committed set's levels (up to a second) for every gateway test's renderer
+    config: loadRendererConfig({ RENDER_BACKEND: 'cpu', RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1', RENDER_WARMUP: 'false', ...opts.env }),
     logger,
     onInternals: (i) => (internals = i),
   });
