@@ -12,7 +12,7 @@ import { renderHandlers } from './grpc/handlers.ts';
 import { RenderQueue } from './render-queue.ts';
 import { RenderService } from './render-service.ts';
 import { instrumentRenderer } from './metrics.ts';
-import { warmUp } from './warm-up.ts';
+import { warmUp, warmUpGrpc } from './warm-up.ts';
 import type { Registry } from 'prom-client';
 
 /** Share of RENDER_CACHE_MB for decoded layers; the rest holds encoded renders. */
@@ -67,10 +67,9 @@ export async function startRendererServer(opts: {
     renderCacheBytes: config.cacheBytes - layerBytes,
     logger,
   });
-  // before the port opens (a readiness probe or the gateway's first call waits for it), and before the
-  // metrics wrap the service, so the warm-up's renders are not counted as customers'
-  if (config.warmUp) await warmUp({ service, store, sets: loaded, logger });
-  const metrics = instrumentRenderer({ service, queue, backend, levelFiles });
+  // before the port opens (the gateway's embedded mode waits for it; a readiness probe waits for SERVING
+  // below), and before the metrics wrap the service, so the warm-up's renders are not counted as customers'
+  const warm = config.warmUp ? await warmUp({ service, store, sets: loaded, logger }) : null;
   opts.onInternals?.({ service, store, backend, queue, levelFiles });
 
   let draining = false;
@@ -84,7 +83,9 @@ export async function startRendererServer(opts: {
   });
   const { RenderService: svc } = renderGrpcObject();
   server.addService(svc.service, renderHandlers({ service, logger, isDraining: () => draining }) as unknown as grpc.UntypedServiceImplementation);
-  const health = new HealthImplementation({ '': 'SERVING', [RENDER_SERVICE_NAME]: 'SERVING' });
+  // NOT_SERVING until the gRPC warm-up below is done: a readiness probe waits for it
+  const initial = warm?.request ? 'NOT_SERVING' : 'SERVING';
+  const health = new HealthImplementation({ '': initial, [RENDER_SERVICE_NAME]: initial });
   health.addToServer(server);
   new ReflectionService(loadRenderPackageDefinition()).addToServer(server);
 
@@ -93,6 +94,11 @@ export async function startRendererServer(opts: {
       err ? reject(err) : resolve(p),
     ),
   );
+  if (warm?.request) await warmUpGrpc({ host: config.host, port, request: warm.request, logger });
+  // after the warm-up, whose renders are not customers'
+  const metrics = instrumentRenderer({ service, queue, backend, levelFiles });
+  health.setStatus('', 'SERVING');
+  health.setStatus(RENDER_SERVICE_NAME, 'SERVING');
   logger.info(
     { port, host: config.host, backend: backend.name, workers: config.workers, queueMax: config.queueMax, assets: config.assetsDir },
     'renderer listening',

@@ -4,6 +4,8 @@ import { toServiceError } from '../shared/errors.ts';
 import { VIEW_IDS, type ViewId } from '../shared/views.ts';
 import type { AssetStore } from './assets/asset-store.ts';
 import type { RenderService } from './render-service.ts';
+import { createRendererClient } from '../shared/render-client.ts';
+import type { RenderRequest } from '../shared/render-request.ts';
 
 /** Width of the warm-up renders: small (about a millisecond of composite), and a reduced level, so the level chain's code runs too. */
 export const WARM_UP_WIDTH = 400;
@@ -19,6 +21,8 @@ export interface WarmUpResult {
   /** Milliseconds per render, in order (format, and `png-transparent` for the transparent one). */
   renders: Record<string, number>;
   ms: number;
+  /** The last picture made, as asked (a later identical call is a cache hit); null when none was. */
+  request: RenderRequest | null;
   /** Why it stopped early: the first failure's code (deadline_exceeded, internal…), or null when every render was made. */
   failed: string | null;
 }
@@ -38,7 +42,7 @@ export async function warmUp(
 ): Promise<WarmUpResult> {
   const t0 = performance.now();
   const deadline = Date.now() + (opts.budgetMs ?? WARM_UP_BUDGET_MS);
-  const result: WarmUpResult = { set: null, view: null, renders: {}, ms: 0, failed: null };
+  const result: WarmUpResult = { set: null, view: null, renders: {}, ms: 0, failed: null, request: null };
   const target = await pickView(deps.store, deps.sets);
   if (!target) {
     deps.logger.info('renderer warm-up skipped: no asset set with a view to render');
@@ -50,20 +54,19 @@ export async function warmUp(
   if (target.coverage) jobs.push({ name: 'png-transparent', format: 'png', background: 'transparent' });
   for (const job of jobs) {
     const t = performance.now();
+    const request: RenderRequest = {
+      assetSet: target.set,
+      view: target.view,
+      color: WARM_UP_COLOR,
+      shadow: true,
+      plate: WARM_UP_PLATE,
+      format: job.format,
+      width: target.width,
+      background: job.background,
+    };
     try {
-      await deps.service.render(
-        {
-          assetSet: target.set,
-          view: target.view,
-          color: WARM_UP_COLOR,
-          shadow: true,
-          plate: WARM_UP_PLATE,
-          format: job.format,
-          width: target.width,
-          background: job.background,
-        },
-        { deadline },
-      );
+      await deps.service.render(request, { deadline });
+      result.request = request;
     } catch (e) {
       result.failed = toServiceError(e).code;
       deps.logger.warn({ set: target.set, view: target.view, render: job.name, err: e }, 'renderer warm-up stopped early; serving anyway');
@@ -74,6 +77,28 @@ export async function warmUp(
   result.ms = Math.round(performance.now() - t0);
   if (result.failed === null) deps.logger.info({ set: result.set, view: result.view, width: target.width, renders: result.renders, ms: result.ms }, 'renderer warmed up');
   return result;
+}
+
+/**
+ * The gRPC side of the warm-up, once the port is open: the warm-up's last picture asked again over a
+ * loopback connection (a cache hit), so the first customer's call does not pay for grpc-js' server
+ * path running for the first time either. Never throws: it is worth milliseconds.
+ */
+export async function warmUpGrpc(deps: { host: string; port: number; request: RenderRequest; logger: Logger }, opts: { budgetMs?: number } = {}): Promise<boolean> {
+  const host = deps.host === '0.0.0.0' || deps.host === '::' || deps.host === '' ? '127.0.0.1' : deps.host;
+  const client = createRendererClient({ addresses: host.includes(':') ? `[${host}]:${deps.port}` : `${host}:${deps.port}` });
+  const t0 = performance.now();
+  try {
+    const stream = await client.render(deps.request, { deadlineMs: opts.budgetMs ?? 2000 });
+    for await (const _ of stream.body) void _;
+    deps.logger.info({ ms: Math.round((performance.now() - t0) * 10) / 10, cacheHit: stream.header.cacheHit }, 'renderer warmed up over gRPC');
+    return true;
+  } catch (e) {
+    deps.logger.warn({ err: e }, 'renderer warm-up over gRPC failed; serving anyway');
+    return false;
+  } finally {
+    client.close();
+  }
 }
 
 /** The first set (in the order given) with a view; among its views the first with a plate and a shadow, else its first. */

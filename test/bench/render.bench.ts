@@ -1,7 +1,7 @@
 /**
  * npm run bench:render [-- --quick] [-- --encoders] [-- --backends cpu,gl] [-- --formats webp,png]
  *                      [-- --widths 400,1600] [-- --set sedan-a] [-- --soak SECONDS [--cache-mb N]]
- *                      [-- --cold [--rounds N]]
+ *                      [-- --cold [--rounds N]] [-- --first [--rounds N]]
  *
  * Per backend and per format at widths 400, 1600 and 2400 (a 2400 px synthetic set, view front_left,
  * shadow and plate on): the latency of cache misses (each a new colour; the layers at that width
@@ -18,6 +18,9 @@
  * asset store building the view's 2400, 1600, 800 and 400 px levels, with the longest event-loop delay
  * meanwhile.
  * `--encoders` also measures the encoder settings (bytes and ms per setting) behind encode.ts.
+ * `--first`: renderer processes (renderer/main.ts, as it runs) started on a level directory a first
+ * one filled, alternately with RENDER_WARMUP=false and true: the time from start to ready, then four
+ * first renders in a row over gRPC (docs/performance-renderer.md, "Eleventh pass").
  * `--soak S`: a forked renderer (cpu, RENDER_CACHE_MB from --cache-mb, default 256) under S seconds of
  * random sets, views, widths, colours, formats, shadow and plates; prints its RSS at start, end and peak
  * against the cache budget (docs/renderer.md, "Memory").
@@ -75,6 +78,7 @@ const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 async function main() {
   if (opt('--soak')) return soak(Number(opt('--soak')), Number(opt('--cache-mb') ?? 256));
   if (args.includes('--cold')) return coldRenders();
+  if (args.includes('--first')) return firstRenders();
   const dir = COMMITTED ? path.join(ROOT, 'assets') : await fsp.mkdtemp(path.join(os.tmpdir(), 'render-bench-'));
   if (COMMITTED) console.log(`set ${SET} of ${dir}`);
   else {
@@ -449,6 +453,80 @@ async function coldRenders() {
     const f = read.map((x) => f1(x[i]!.cold)).join(' / ');
     const n = [...built, ...read].map((x) => f1(x[i]!.next)).join(' / ');
     console.log(`| ${assetSet} ${view} ${width} px | ${b} | ${f} | ${n} |`);
+  });
+  console.log(`load ${load()}`);
+  await fsp.rm(dir, { recursive: true, force: true });
+}
+
+/** Four first renders after a start: sets, views, widths and formats a new renderer has not rendered yet. */
+const FIRST_CASES: [string, ViewId, number, ImageFormat][] = [
+  ['sedan-a', 'front_left', 400, 'webp'],
+  ['suv-a', 'side_left', 800, 'jpeg'],
+  ['van-a', 'front', 600, 'png'],
+  ['sedan-a', 'rear', 1600, 'webp'],
+];
+
+/** One renderer process: ms from spawn to ready, then each FIRST_CASES render's ms (new colour, shadow and plate). */
+async function firstRound(levelDir: string, warmUp: boolean): Promise<{ ready: number; renders: number[] }> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'renderer', 'main.ts')], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      RENDERER_PORT: '0',
+      RENDERER_HOST: '127.0.0.1',
+      RENDERER_METRICS_PORT: 'off',
+      RENDER_BACKEND: 'cpu',
+      RENDER_CACHE_MB: '1024',
+      LEVEL_CACHE_DIR: levelDir,
+      RENDER_WARMUP: String(warmUp),
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.on('message', (m: { type?: string; port?: number }) => m.type === 'ready' && resolve(m.port!));
+    child.on('exit', (code) => reject(new Error(`renderer exited (${code})`)));
+  });
+  const ready = performance.now() - t0;
+  const client = createRendererClient({ addresses: `127.0.0.1:${port}` });
+  const renders: number[] = [];
+  for (const [assetSet, view, width, format] of FIRST_CASES) {
+    const t = performance.now();
+    const s = await client.render({ assetSet, view, width, format, color: nextColour(), shadow: true, plate: 'B MW 1234' }, { deadlineMs: 60_000 });
+    for await (const _ of s.body) void _;
+    renders.push(performance.now() - t);
+  }
+  client.close();
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM'); // level files still being written are finished before it exits
+  await exited;
+  return { ready, renders };
+}
+
+async function firstRenders() {
+  const rounds = Number(opt('--rounds') ?? 4);
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'render-bench-first-'));
+  console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, node ${process.version}; cpu backend; load ${load()}`);
+  await firstRound(dir, true); // fills the level directory (the warm-up's view and the cases')
+  const off: Awaited<ReturnType<typeof firstRound>>[] = [];
+  const on: Awaited<ReturnType<typeof firstRound>>[] = [];
+  for (let r = 0; r < rounds; r++) {
+    // which goes first alternates: the page cache and the machine's load fall on both alike
+    if (r % 2 === 0) {
+      off.push(await firstRound(dir, false));
+      on.push(await firstRound(dir, true));
+    } else {
+      on.push(await firstRound(dir, true));
+      off.push(await firstRound(dir, false));
+    }
+  }
+  const col = (xs: number[]) => [...xs].sort((a, b) => a - b).map(f1).join(' / ');
+  console.log('| first renders after a start (ms, sorted) | RENDER_WARMUP=false | RENDER_WARMUP=true |');
+  console.log('| --- | --- | --- |');
+  console.log(`| spawn to ready | ${col(off.map((x) => x.ready))} | ${col(on.map((x) => x.ready))} |`);
+  FIRST_CASES.forEach(([assetSet, view, width, format], i) => {
+    console.log(`| ${assetSet} ${view} ${width} px ${format} | ${col(off.map((x) => x.renders[i]!))} | ${col(on.map((x) => x.renders[i]!))} |`);
   });
   console.log(`load ${load()}`);
   await fsp.rm(dir, { recursive: true, force: true });

@@ -14,7 +14,7 @@ import { createRendererClient } from '../../shared/render-client.ts';
 import { makeSyntheticSet } from '../../renderer/assets/make-synthetic-set.ts';
 import { layerPath } from '../../renderer/assets/set-format.ts';
 import { startRendererServer, type RendererInternals } from '../../renderer/server.ts';
-import { WARM_UP_WIDTH, warmUp } from '../../renderer/warm-up.ts';
+import { WARM_UP_WIDTH, warmUp, warmUpGrpc } from '../../renderer/warm-up.ts';
 import { VIEW_IDS } from '../../shared/views.ts';
 import { TEST_SET, quietLogger, startTestServer, testAssets } from './helpers.ts';
 
@@ -50,7 +50,9 @@ describe('renderer warm-up', function () {
         const view = VIEW_IDS.find((v) => set.views[v]?.plateQuad && set.views[v]?.shadow)!;
         expect(s.internals.service.cacheStats().renders.entries, 'webp, png, jpeg and a transparent png').to.equal(4);
         expect(s.internals.store.stats().entries).to.be.greaterThan(0);
+        // the loopback call over gRPC after the port opened was a hit, and is not counted either
         expect(await histogramCount(s.metrics)).to.equal(0);
+        expect(await s.client.health()).to.equal(true);
         for (const format of ['webp', 'png', 'jpeg'] as const) {
           const r = await s.internals.service.render({ assetSet: TEST_SET, view, color: '#7a8b9c', shadow: true, plate: 'AB 123', format, width: WARM_UP_WIDTH });
           expect(r.cacheHit, format).to.equal(true);
@@ -72,8 +74,11 @@ describe('renderer warm-up', function () {
         expect(line, JSON.stringify(lines.map((l) => l.msg))).to.not.equal(undefined);
         expect(line!.set).to.equal(TEST_SET);
         expect(Object.keys(line!.renders as object)).to.deep.equal(['webp', 'png', 'jpeg', 'png-transparent']);
-        // it ran before the port opened: "renderer listening" comes after it
-        expect(lines.findIndex((l) => l.msg === 'renderer listening')).to.be.greaterThan(lines.indexOf(line!));
+        // it ran before the port opened, then once over gRPC (a cache hit), and only then "renderer listening"
+        const grpcLine = lines.findIndex((l) => l.msg === 'renderer warmed up over gRPC');
+        expect(grpcLine).to.be.greaterThan(lines.indexOf(line!));
+        expect(lines[grpcLine]!.cacheHit).to.equal(true);
+        expect(lines.findIndex((l) => l.msg === 'renderer listening')).to.be.greaterThan(grpcLine);
         expect(internals.service.cacheStats().renders.entries).to.equal(4);
       } finally {
         await server.close(2000);
@@ -109,6 +114,16 @@ describe('renderer warm-up', function () {
         client.close();
         await server.close(2000);
       }
+    });
+
+    it('the gRPC side failing (nothing listening) is logged and returns, never throws', async () => {
+      const { logger, lines } = capturingLogger();
+      const ok = await warmUpGrpc(
+        { host: '127.0.0.1', port: 1, request: { assetSet: TEST_SET, view: 'front_left', color: '#7A8B9C', shadow: true, plate: 'AB 123', format: 'png', width: 400 }, logger },
+        { budgetMs: 500 },
+      );
+      expect(ok).to.equal(false);
+      expect(lines.some((l) => l.msg === 'renderer warm-up over gRPC failed; serving anyway')).to.equal(true);
     });
 
     it('no asset set at all: skipped, and the renderer starts', async () => {
