@@ -405,7 +405,7 @@ export class LevelFiles {
     this.logger.warn({ file, err: (e as Error).message }, 'level file not used; the level is built again');
   }
 
-  /** Settles once the writes waiting now are done (tests, shutdown). */
+  /** Settles once no write is waiting or under way, levels queued meanwhile included (tests, shutdown: bounded there by a timeout). */
   async idle(): Promise<void> {
     while (this.current) await this.current;
   }
