@@ -291,7 +291,13 @@ export class LevelFiles {
   write(spec: LevelFileSpec, l: Layers): void {
     const name = this.fileName(spec.id);
     const payload = payloadBytes(l.width, l.height, l.shadow !== null, l.coverage !== null);
-    if (this.writing.has(name)) return;
+    if (this.writing.has(name)) {
+      // built again while its first copy waits (evicted, then asked for): the newest planes are the ones
+      // the cache holds now, so the write waits on them; the first copy's may be collected meanwhile
+      const waiting = this.queue.find((q) => q.name === name);
+      if (waiting) waiting.planes = planesOf(l).map((p) => new WeakRef(p));
+      return;
+    }
     if (payload + HEADER_MAX > this.budget) {
       this.counts.skipped++;
       return;

@@ -465,6 +465,21 @@ console.log(JSON.stringify(files!.stats()));
       await files2.idle();
       expect(files2.stats()).to.include({ written: 1, skipped: 4 });
       void first;
+
+      // a level built again while its first copy waits: the write waits on the copy held now
+      const dir3 = await tmp('level-files-');
+      const files3 = (await LevelFiles.open({ dir: dir3, budgetBytes: 1 << 30, logger: quietLogger }))!;
+      const busy = tiny(200);
+      files3.write(spec(200), busy);
+      (() => files3.write(spec(201), tiny(201)))(); // its first copy, held by nobody
+      const again = tiny(201);
+      files3.write(spec(201), again);
+      await new Promise((r) => setImmediate(r));
+      collectGarbage();
+      await files3.idle();
+      expect(files3.stats()).to.include({ written: 2, skipped: 0 });
+      void busy;
+      void again;
     });
   });
 
