@@ -22,7 +22,7 @@ import { findMember, findMembersWithPassword, setPasswordHash, type MemberRow } 
 import { checkNewPassword, hashPassword, verifyNothing, verifyPassword } from './passwords.ts';
 import { playgroundGate, SESSION_ENDED } from './playground.ts';
 import { dashboardSecurityHeaders } from './security-headers.ts';
-import { SESSION_COOKIE, type Session, type Sessions } from './sessions.ts';
+import { HOST_SESSION_COOKIE, SESSION_COOKIE, type Session, type Sessions } from './sessions.ts';
 import type { SignInLinks } from './sign-in-links.ts';
 import { dashboardStatic } from './static.ts';
 import { createAddressThrottle, createFailureThrottle } from '../auth/failure-throttle.ts';
@@ -102,8 +102,11 @@ function apiRoutes(deps: DashboardDeps): Router {
   const windowMs = deps.signInThrottle.windowSeconds * 1000;
   const byAddress = createAddressThrottle({ limit: deps.signInThrottle.perAddress, windowMs });
   const byEmail = createFailureThrottle({ limit: deps.signInThrottle.perEmail, windowMs });
-  const secureCookie = () => deps.publicBaseUrl().startsWith('https:');
-  const cookieOptions = () => ({ httpOnly: true, sameSite: 'strict' as const, path: '/dashboard', secure: secureCookie() });
+  // docs/dashboard.md, "Sessions": __Host-vis_session (Secure, Path=/) behind https, vis_session on /dashboard over http
+  const sessionCookie = () =>
+    deps.publicBaseUrl().startsWith('https:')
+      ? { name: HOST_SESSION_COOKIE, options: { httpOnly: true, sameSite: 'strict' as const, path: '/', secure: true } }
+      : { name: SESSION_COOKIE, options: { httpOnly: true, sameSite: 'strict' as const, path: '/dashboard', secure: false } };
 
   api.use((_req, res, next) => {
     res.set('Cache-Control', 'no-store');
@@ -119,7 +122,8 @@ function apiRoutes(deps: DashboardDeps): Router {
 
   async function startSession(res: Response, m: MemberRow) {
     const s = await sessions.create(m.id, m.org_id);
-    res.cookie(SESSION_COOKIE, s.id, { ...cookieOptions(), maxAge: deps.sessionMaxSeconds * 1000 });
+    const c = sessionCookie();
+    res.cookie(c.name, s.id, { ...c.options, maxAge: deps.sessionMaxSeconds * 1000 });
     res.json({ member: { id: m.id, email: m.email, has_password: m.password_hash !== null }, csrf_token: s.csrfToken });
   }
 
@@ -163,7 +167,8 @@ function apiRoutes(deps: DashboardDeps): Router {
 
   // everything below needs a live session, and its CSRF token on state-changing calls
   const requireSession: RequestHandler = async (req, res, next) => {
-    const id = (req.cookies as Record<string, unknown> | undefined)?.[SESSION_COOKIE];
+    // only the name this deployment sets: behind https a plain vis_session (one a subdomain could plant) is not read
+    const id = (req.cookies as Record<string, unknown> | undefined)?.[sessionCookie().name];
     const s = typeof id === 'string' ? await sessions.lookup(id) : null;
     if (!s) throw new ServiceError('unauthorized', SESSION_ENDED);
     if (isStateChanging(req)) checkCsrfToken(req, s.csrfToken);
@@ -186,7 +191,8 @@ function apiRoutes(deps: DashboardDeps): Router {
 
   api.post('/sign-out', async (_req, res) => {
     await sessions.revoke(session(res).idHash);
-    res.clearCookie(SESSION_COOKIE, cookieOptions());
+    const c = sessionCookie();
+    res.clearCookie(c.name, c.options);
     res.status(204).end();
   });
 

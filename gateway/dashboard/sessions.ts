@@ -2,6 +2,12 @@ import type { Queryable } from '../db/database.ts';
 import { randomToken, tokenHash } from './secrets.ts';
 
 export const SESSION_COOKIE = 'vis_session';
+/**
+ * The cookie's name behind an https PUBLIC_BASE_URL: browsers take a `__Host-` cookie only when it is
+ * Secure, on Path=/ and without a Domain, so a sibling subdomain (or a plain-http page of one) cannot
+ * set or shadow it; over http it would be refused, so plain `vis_session` on /dashboard is kept there.
+ */
+export const HOST_SESSION_COOKIE = '__Host-vis_session';
 
 export interface Session {
   idHash: string;

@@ -64,7 +64,7 @@ describe(`dashboard API (${backendLabel()})`, function () {
       expect(await gw.db.query('SELECT 1 FROM sign_in_links WHERE token_hash = $1', [tokenOf(link.body.url)])).to.have.length(0);
     });
 
-    it('behind an https public base URL the links are https and the cookie is Secure', async () => {
+    it('behind an https public base URL the links are https and the cookie is __Host-vis_session (Secure, Path=/); a plain vis_session is not read there', async () => {
       const g2 = await startTestGateway({ db: gw.db, dataDir: gw.dataDir, seedDemo: false, env: { PUBLIC_BASE_URL: 'https://images.example.com' } });
       try {
         const org = await g2.admin.createOrg();
@@ -73,7 +73,22 @@ describe(`dashboard API (${backendLabel()})`, function () {
         expect(link.body.url).to.match(/^https:\/\/images\.example\.com\/dashboard\/sign-in#token=/);
         const client = new DashboardClient(g2.url);
         expect((await client.call('POST', '/sign-in/link', { token: tokenOf(link.body.url) })).status).to.equal(200);
-        expect(client.setCookie.find((c) => c.startsWith('vis_session='))).to.match(/; Secure/i);
+        // a __Host- cookie: Secure, Path=/, no Domain, so no sibling subdomain can set or shadow it
+        const cookie = client.setCookie.find((c) => c.startsWith('__Host-vis_session='))!;
+        expect(cookie).to.match(/; Secure/i);
+        expect(cookie).to.match(/; Path=\/(;|$)/);
+        expect(cookie).to.match(/; HttpOnly/i);
+        expect(cookie).to.not.match(/; Domain=/i);
+        expect(client.setCookie.some((c) => c.startsWith('vis_session='))).to.equal(false);
+        const id = client.cookie!.slice('__Host-vis_session='.length);
+        expect((await client.call('GET', '/session')).status).to.equal(200);
+        // the same id under the plain name (what a subdomain could plant) is not read behind https
+        const planted = new DashboardClient(g2.url);
+        planted.cookie = `vis_session=${id}`;
+        expect((await planted.call('GET', '/session')).status).to.equal(401);
+        const out = await client.call('POST', '/sign-out');
+        expect(out.status).to.equal(204);
+        expect(client.setCookie.join()).to.match(/__Host-vis_session=;.*Path=\/(;|,|$)/);
       } finally {
         await g2.close();
       }

@@ -22,7 +22,7 @@ export class DashboardClient {
     this.setCookie = res.headers.getSetCookie();
     for (const c of this.setCookie) {
       const [pair] = c.split(';');
-      if (pair!.startsWith('vis_session=')) this.cookie = pair!.endsWith('=') ? null : pair!;
+      if (pair!.startsWith('vis_session=') || pair!.startsWith('__Host-vis_session=')) this.cookie = pair!.endsWith('=') ? null : pair!;
     }
     const text = await res.text();
     let parsed: unknown = null;
