@@ -27,6 +27,8 @@ export const DEFAULT_FORMAT: ImageFormat = 'webp';
 /** Plate text: EU registrations use Latin capitals, digits, spaces and hyphens; see docs/api.md. */
 export const PLATE_MAX_LENGTH = 12;
 export const PLATE_RE = /^[A-Z0-9ÄÖÜ][A-Z0-9ÄÖÜ -]*$/;
+/** PLATE_RE before upper-casing: lower-case letters are the same letters. */
+const PLATE_INPUT_RE = /^[A-Za-z0-9ÄÖÜäöü][A-Za-z0-9ÄÖÜäöü -]*$/;
 
 export function isFormat(s: string): s is ImageFormat {
   return (FORMATS as readonly string[]).includes(s);
@@ -71,29 +73,35 @@ export function clampWidth(n: number): number {
 
 export function parseWidth(raw: string | undefined): number {
   if (raw === undefined) return WIDTH_DEFAULT;
-  if (!/^[+-]?\d{1,9}$/.test(raw.trim())) {
+  const text = raw.trim();
+  // any integer is clamped, however many digits (spec rule 6: clamped, not rejected); the URL's
+  // length limit bounds them, and a number past 2^53 or Infinity clamps like any other
+  if (!/^[+-]?\d+$/.test(text)) {
     throw new ServiceError('bad_request', 'Invalid width: must be an integer number of pixels');
   }
-  return clampWidth(parseInt(raw.trim(), 10));
+  return clampWidth(Number(text));
 }
 
 /** Upper-cases, collapses runs of spaces, and checks the plate alphabet and length. */
 export function normalisePlate(raw: string | undefined): string | null {
   if (raw === undefined) return null;
-  const text = raw.trim().replace(/\s+/g, ' ').toUpperCase();
+  // spaces only: a tab, a line break or another Unicode space is not a plate character; and the
+  // alphabet is checked before upper-casing, so ß ("SS"), ı or ſ are refused rather than turned into Latin letters
+  // NFC first: an Ä typed as A and a combining diaeresis is the same letter
+  const text = raw.normalize('NFC').replace(/^ +| +$/g, '').replace(/ {2,}/g, ' ');
   if (text.length === 0) {
     throw new ServiceError('bad_request', 'Invalid plate: must not be empty');
   }
   if (text.length > PLATE_MAX_LENGTH) {
     throw new ServiceError('bad_request', `Invalid plate: at most ${PLATE_MAX_LENGTH} characters`);
   }
-  if (!PLATE_RE.test(text)) {
+  if (!PLATE_INPUT_RE.test(text)) {
     throw new ServiceError(
       'bad_request',
       'Invalid plate: use letters A-Z, Ä, Ö, Ü, digits, spaces and hyphens',
     );
   }
-  return text;
+  return text.toUpperCase();
 }
 
 /** Parses the image query of spec section 4. Contract checks (format allowed) are the caller's. */

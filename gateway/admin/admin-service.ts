@@ -223,7 +223,11 @@ export class AdminService {
       'UPDATE vehicle_views SET published = $3 WHERE vehicle_id = $1 AND view = $2 RETURNING view',
       [vehicleId, view, published],
     );
-    if (!rows[0]) throw notFound('View');
+    if (!rows[0]) {
+      // which of the two is missing: an unknown vehicle is "Vehicle not found", as on PATCH /vehicles/{id}
+      const vehicle = await this.db.query('SELECT 1 FROM vehicles WHERE id = $1', [vehicleId]);
+      throw notFound(vehicle.length === 0 ? 'Vehicle' : 'View');
+    }
     await this.bus.publish(CATALOG_INVALIDATION); // image downloads re-check publication
     return { vehicle_id: vehicleId, view, published };
   }

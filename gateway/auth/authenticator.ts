@@ -48,7 +48,7 @@ export function createAuthenticator(opts: {
 }): Authenticator {
   const cache = new LRUCache<string, Entry>({ max: opts.maxEntries ?? 50_000, ttl: opts.ttlMs });
   // vehicle id + view → category and whether both are published (image downloads)
-  const vehicles = new LRUCache<string, { categoryId: string | null; published: boolean }>({ max: 20_000, ttl: opts.ttlMs });
+  const vehicles = new LRUCache<string, { categoryId: string | null; vehiclePublished: boolean; viewPublished: boolean }>({ max: 20_000, ttl: opts.ttlMs });
   // A lookup that started before an invalidation must not repopulate the cache with stale data.
   let generation = 0;
   opts.bus.onInvalidate((orgId) => {
@@ -75,18 +75,19 @@ export function createAuthenticator(opts: {
     return principal;
   }
 
-  async function vehicleView(vehicleId: string, view: string): Promise<{ categoryId: string | null; published: boolean }> {
+  async function vehicleView(vehicleId: string, view: string): Promise<{ categoryId: string | null; vehiclePublished: boolean; viewPublished: boolean }> {
     const cacheKey = `${vehicleId}\n${view}`;
     const cached = vehicles.get(cacheKey);
     if (cached) return cached;
     const gen = generation;
-    const rows = await opts.db.query<{ category_id: string; published: boolean }>(
-      `SELECT v.category_id, (v.published AND COALESCE(vv.published, false)) AS published
+    const rows = await opts.db.query<{ category_id: string; vehicle_published: boolean; view_published: boolean }>(
+      `SELECT v.category_id, v.published AS vehicle_published, COALESCE(vv.published, false) AS view_published
          FROM vehicles v LEFT JOIN vehicle_views vv ON vv.vehicle_id = v.id AND vv.view = $2
         WHERE v.id = $1`,
       [vehicleId, view],
     );
-    const answer = { categoryId: rows[0]?.category_id ?? null, published: rows[0]?.published ?? false };
+    const row = rows[0];
+    const answer = { categoryId: row?.category_id ?? null, vehiclePublished: row?.vehicle_published ?? false, viewPublished: row?.view_published ?? false };
     if (gen === generation) vehicles.set(cacheKey, answer);
     return answer;
   }
@@ -122,7 +123,9 @@ export function createAuthenticator(opts: {
       if (!p.contract || !p.contract.active) throw new ServiceError('forbidden', MESSAGES.noContract);
       if (!p.contract.allowedFormats.includes(g.format)) throw new ServiceError('forbidden', MESSAGES.formatNotInContract(g.format));
       const v = await vehicleView(g.vehicle, g.view);
-      if (!v.published || v.categoryId === null) throw new ServiceError('not_found', MESSAGES.notFound);
+      // the messages of the /v1 calls that issued the URL (docs/api.md): the vehicle, then its view
+      if (!v.vehiclePublished || v.categoryId === null) throw new ServiceError('not_found', 'Vehicle not found');
+      if (!v.viewPublished) throw new ServiceError('not_found', 'View not found');
       if (!p.contract.categoryIds.includes(v.categoryId)) throw new ServiceError('forbidden', MESSAGES.categoryNotInContract);
       return p;
     },

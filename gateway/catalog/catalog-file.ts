@@ -123,14 +123,22 @@ export const CSV_COLUMNS = [
  */
 export function parseCatalogCsv(text: string): CatalogFile {
   let records: Record<string, string>[];
+  // the header as read, also when no row follows it: a file of only a wrong header is an error, not an empty catalog
+  let header: string[] | null = null;
   try {
-    records = parseCsv(text, { columns: true, skip_empty_lines: true, trim: true, bom: true });
+    records = parseCsv(text, {
+      columns: (h: string[]) => (header = h),
+      skip_empty_lines: true,
+      trim: true,
+      bom: true,
+    });
   } catch (err) {
     throw new CatalogFileError([`not valid CSV: ${(err as Error).message}`]);
   }
   const problems: string[] = [];
-  const header = records.length > 0 ? Object.keys(records[0]!) : [];
-  for (const col of CSV_COLUMNS) if (records.length > 0 && !header.includes(col)) problems.push(`line 1: missing column ${col}`);
+  const found: string[] = header ?? [];
+  if (header === null) problems.push(`line 1: no header line (columns ${CSV_COLUMNS.join(', ')})`);
+  else for (const col of CSV_COLUMNS) if (!found.includes(col)) problems.push(`line 1: missing column ${col}`);
   if (problems.length) throw new CatalogFileError(problems);
 
   const categories = new Map<string, string>();

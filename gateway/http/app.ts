@@ -17,7 +17,7 @@ import { authenticateAndLimit } from './authenticate.ts';
 import { adminBodyParser, type BodyLimits } from './body.ts';
 import { createContractOrigins, imageCors, v1Cors, type ContractOrigins } from './cors.ts';
 import { requestLog } from './request-log.ts';
-import { errorHandler, limitUrlLength, notFoundHandler } from './errors.ts';
+import { errorHandler, limitUrlLength, notFoundHandler, rejectMalformedQuery } from './errors.ts';
 import { methodNotAllowed } from './hardening.ts';
 import { createHttpMetrics, type HttpMetrics } from './metrics.ts';
 import { adminRoutes } from './routes/admin.ts';
@@ -81,7 +81,7 @@ function skipV1Subpaths(router: RequestHandler): RequestHandler {
     else router(req, res, next);
   };
   // methodNotAllowed() finds a mounted router's routes through its `stack`
-  return Object.assign(skipping, { stack: (router as unknown as { stack?: unknown[] }).stack });
+  return Object.assign(skipping, { stack: (router as unknown as { stack?: unknown[] }).stack, router });
 }
 
 const DEFAULT_BODY_LIMITS = {
@@ -110,6 +110,8 @@ export function buildApp(deps: AppDeps): Express {
   log.install(app.request);
   app.use(log.middleware);
   app.use(limitUrlLength(8192));
+  // a /v1 call's query is checked behind its key, in the v1 router: a counted 400 like a bad path's
+  app.use(skipV1Subpaths(rejectMalformedQuery));
   // CORS before any route: preflights are answered here, before authentication (never billed)
   const corsV1 = v1Cors({ gatewayOrigins: deps.corsAllowedOrigins ?? [], contracts: deps.contractOrigins ?? createContractOrigins({ db: deps.db }) });
   app.use('/v1', corsV1.admit);
@@ -159,6 +161,7 @@ export function buildApp(deps: AppDeps): Express {
   const catalog = new CatalogService(repo, { bus: deps.bus });
   // the /v1 routes behind their gate: the dashboard's playground runs the same router behind its own
   const v1 = express.Router();
+  v1.use(rejectMalformedQuery);
   const usage = deps.usageRecorder ?? createUsageRecorder({ db: deps.db, logger: deps.logger, flushMs: 0 });
   // The catalog walk first: it carries most of the traffic, and no other /v1 router's paths overlap it.
   const catalogRouter = catalogRoutes({ catalog, image: imageJsonHandler({ catalog, signer: deps.signer, publicBaseUrl: deps.publicBaseUrl }) });

@@ -139,6 +139,15 @@ export function adminBodyParser(opts: { small: BodyLimits; large: BodyLimits; la
     const isJson = Boolean(req.is(['application/json', '+json']));
     const isCsv = large && Boolean(req.is('text/csv'));
     try {
+      // a body of another type is refused, not read as no body (a form post would otherwise be "name required")
+      if (!isJson && !isCsv) {
+        throw new ServiceError('unsupported_media_type', large ? 'The request body must be JSON or CSV (Content-Type: application/json or text/csv)' : undefined);
+      }
+      // the bytes are read as UTF-8: another declared charset would be read wrong, so it is refused
+      const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(String(req.headers['content-type'] ?? ''))?.[1]?.toLowerCase();
+      if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+        throw new ServiceError('unsupported_media_type', 'The request body must be UTF-8 (charset=utf-8)');
+      }
       const buf = await readBody(req, large ? opts.large : opts.small);
       if (isJson) {
         const text = buf.toString('utf8');

@@ -45,3 +45,23 @@ export function limitUrlLength(max: number): RequestHandler {
     else next();
   };
 }
+
+/**
+ * A query string whose percent-encoding is broken (a `%` not followed by two hex digits, or bytes that
+ * are not UTF-8) is refused like such a path: 400 "The request is malformed". Node's query parser would
+ * otherwise keep `%zz` as it is and turn bad UTF-8 into U+FFFD, and a search or a plate would run on text
+ * the client never sent.
+ */
+export const rejectMalformedQuery: RequestHandler = (req, _res, next) => {
+  const at = req.originalUrl.indexOf('?');
+  if (at < 0) return next();
+  for (const part of req.originalUrl.slice(at + 1).split('&')) {
+    if (!part.includes('%')) continue;
+    try {
+      decodeURIComponent(part.replace(/\+/g, ' '));
+    } catch {
+      return next(new ServiceError('bad_request', 'The request is malformed'));
+    }
+  }
+  next();
+};

@@ -24,11 +24,13 @@ const MAX_SEGMENT = 100;
  * Refuses a path parameter outside its alphabet with the generic 404, before the handler (and any
  * database query) runs. A NUL byte, a quote or a percent-encoded oddity never reaches SQL.
  */
-export function validateParams(router: Router, params: Record<string, RegExp>): void {
-  for (const [name, re] of Object.entries(params)) {
+export function validateParams(router: Router, params: Record<string, RegExp | { re: RegExp; message: string }>): void {
+  for (const [name, rule] of Object.entries(params)) {
+    // a message of the parameter's own where the docs give one (a year not of four digits: "Year not found")
+    const { re, message } = rule instanceof RegExp ? { re: rule, message: MESSAGES.notFound } : rule;
     router.param(name, (_req, _res, next, value: unknown) => {
       const v = String(value);
-      if (v.length === 0 || v.length > MAX_SEGMENT || !re.test(v)) next(new ServiceError('not_found', MESSAGES.notFound));
+      if (v.length === 0 || v.length > MAX_SEGMENT || !re.test(v)) next(new ServiceError('not_found', message));
       else next();
     });
   }
@@ -37,17 +39,21 @@ export function validateParams(router: Router, params: Record<string, RegExp>): 
 interface LayerLike {
   route?: { path: unknown; methods: Record<string, boolean> };
   slash?: boolean;
-  handle?: { stack?: LayerLike[] };
+  /** A mounted router, or a wrapper of one that names it (`router`: app.ts skipV1Subpaths). */
+  handle?: { stack?: LayerLike[]; router?: Router };
 }
 
-function collectRoutes(stack: LayerLike[], out: Map<string, Set<string>>): void {
+/** The route paths and methods of `router` and of the routers mounted at its root, by the router that owns each. */
+function collectRoutes(owner: Router, stack: LayerLike[], out: Map<Router, Map<string, Set<string>>>): void {
   for (const layer of stack) {
     if (layer.route && typeof layer.route.path === 'string') {
-      const set = out.get(layer.route.path) ?? new Set<string>();
+      const routes = out.get(owner) ?? new Map<string, Set<string>>();
+      out.set(owner, routes);
+      const set = routes.get(layer.route.path) ?? new Set<string>();
       for (const [m, on] of Object.entries(layer.route.methods)) if (on && m !== '_all') set.add(m.toUpperCase());
-      out.set(layer.route.path, set);
+      routes.set(layer.route.path, set);
     } else if (layer.slash && layer.handle?.stack) {
-      collectRoutes(layer.handle.stack, out); // a router mounted at this router's root
+      collectRoutes((layer.handle.router ?? layer.handle) as Router, layer.handle.stack, out); // a router mounted at this router's root
     }
   }
 }
@@ -58,23 +64,27 @@ function collectRoutes(stack: LayerLike[], out: Map<string, Set<string>>): void 
  * Call it after the routes are registered and before the 404 handler.
  */
 export function methodNotAllowed(router: Router): void {
-  const routes = new Map<string, Set<string>>();
-  collectRoutes((router as unknown as { stack: LayerLike[] }).stack, routes);
-  for (const [p, methods] of routes) {
-    if (methods.has('GET')) methods.add('HEAD');
-    const allow = [...methods].sort().join(', ');
-    router.all(p, (req, res, next) => {
-      if (methods.has(req.method)) {
-        next(); // e.g. a route that passed (next()) on its own: fall through to 404
-        return;
-      }
-      if (req.method === 'OPTIONS') {
-        res.set('Allow', `${allow}, OPTIONS`).status(204).end();
-        return;
-      }
-      next(new ServiceError('method_not_allowed', `Method ${req.method} is not allowed here; use ${allow}`, { headers: { Allow: allow } }));
-    });
-  }
+  const owners = new Map<Router, Map<string, Set<string>>>();
+  collectRoutes(router, (router as unknown as { stack: LayerLike[] }).stack, owners);
+  // on the router that owns the route: past its end Express answers OPTIONS itself (200, a text body)
+  // and a parent's handler would come too late
+  for (const [owner, routes] of owners) for (const [p, methods] of routes) answerOtherMethods(owner, p, methods);
+}
+
+function answerOtherMethods(router: Router, p: string, methods: Set<string>): void {
+  if (methods.has('GET')) methods.add('HEAD');
+  const allow = [...methods].sort().join(', ');
+  router.all(p, (req, res, next) => {
+    if (methods.has(req.method)) {
+      next(); // e.g. a route that passed (next()) on its own: fall through to 404
+      return;
+    }
+    if (req.method === 'OPTIONS') {
+      res.set('Allow', `${allow}, OPTIONS`).status(204).end();
+      return;
+    }
+    next(new ServiceError('method_not_allowed', `Method ${req.method} is not allowed here; use ${allow}`, { headers: { Allow: allow } }));
+  });
 }
 
 const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' };

@@ -116,6 +116,39 @@ describe(`admin API (${backendLabel()})`, () => {
         expect(a.status, `${m} ${p}`).to.equal(404);
         expect(Object.keys(a.body)).to.have.members(['error', 'message']);
       }
+      // the message names what is missing
+      expect((await gw.admin.call('PATCH', '/vehicles/veh_nope/views/front', { published: true })).body.message).to.equal('Vehicle not found');
+      const [v] = await gw.db.query<{ id: string }>('SELECT id FROM vehicles LIMIT 1');
+      expect((await gw.admin.call('PATCH', `/vehicles/${v!.id}/views/bottom`, { published: true })).body.message).to.equal('View not found');
+    });
+
+    it('a body that is not JSON (a form, plain text, another charset) is 415, not read as no body; the import also takes CSV', async () => {
+      const raw = (p: string, type: string, body: string) =>
+        fetch(`${gw.url}/admin/v1${p}`, { method: 'POST', headers: { authorization: `Bearer ${gw.adminToken}`, 'content-type': type }, body });
+      for (const [p, type, body, message] of [
+        ['/organizations', 'text/plain', '{"name":"x"}', 'The request body must be JSON (Content-Type: application/json)'],
+        ['/organizations', 'application/x-www-form-urlencoded', 'name=x', 'The request body must be JSON (Content-Type: application/json)'],
+        ['/organizations', 'application/json; charset=utf-16', '{"name":"x"}', 'The request body must be UTF-8 (charset=utf-8)'],
+        ['/catalog/import', 'text/plain', 'make_slug', 'The request body must be JSON or CSV (Content-Type: application/json or text/csv)'],
+      ] as const) {
+        const a = await raw(p, type, body);
+        expect(a.status, `${p} ${type}`).to.equal(415);
+        expect(await a.json(), `${p} ${type}`).to.deep.equal({ error: 'unsupported_media_type', message });
+      }
+      const ok = await raw('/organizations', 'application/json; charset=UTF-8', '{"name":"Charset org"}');
+      expect(ok.status).to.equal(201);
+    });
+
+    it('a CSV import of only a header that is not the catalog\'s, or of nothing, is 400 naming the columns; nothing is written', async () => {
+      const before = await gw.admin.call('GET', '/catalog/export');
+      for (const body of ['bad,csv', 'bad,csv\n', ' ']) {
+        const a = await fetch(`${gw.url}/admin/v1/catalog/import`, { method: 'POST', headers: { authorization: `Bearer ${gw.adminToken}`, 'content-type': 'text/csv' }, body });
+        expect(a.status, JSON.stringify(body)).to.equal(400);
+        const b = (await a.json()) as { error: string; message: string };
+        expect(b.error).to.equal('bad_request');
+        expect(b.message, JSON.stringify(body)).to.match(/make_slug/);
+      }
+      expect((await gw.admin.call('GET', '/catalog/export')).body).to.deep.equal(before.body);
     });
 
     it('invalid bodies are 400 bad_request', async () => {

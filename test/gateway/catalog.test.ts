@@ -132,6 +132,15 @@ describe(`catalog walk (${backendLabel()})`, () => {
       await notFound(all, '/v1/makes/aurelia/models/vento/20x4');
       await notFound(all, '/v1/makes/aurelia/models/vento/2024/nope');
     });
+    it('a year that is not four digits is 404 "Year not found", like an unknown year', async () => {
+      for (const y of ['abcd', '20x4', '24', '1999', '99999999999']) {
+        for (const rest of ['', '/front', '/gt/front']) {
+          const a = await gw.getWithKey(all, `/v1/makes/aurelia/models/vento/${y}${rest}`);
+          expect(a.status, y + rest).to.equal(404);
+          expect(a.body, y + rest).to.deep.equal({ error: 'not_found', message: 'Year not found' });
+        }
+      }
+    });
     it('an unpublished year is 404', async () => {
       await notFound(all, '/v1/makes/aurelia/models/vento/2021');
     });
@@ -146,6 +155,31 @@ describe(`catalog walk (${backendLabel()})`, () => {
         expect(a.status, p).to.equal(400);
         expect(a.body.error).to.equal('bad_request');
       }
+    });
+    it('search with q or limit given twice is 400 "must be given once"; a bracketed q is no q', async () => {
+      for (const [p, message] of [
+        ['/v1/search?q=vento&q=x', 'Parameter q must be given once'],
+        ['/v1/search?q=vento&limit=1&limit=2', 'Parameter limit must be given once'],
+        ['/v1/search?q[a]=1', 'Parameter q is required: the text to search for'],
+      ] as const) {
+        const a = await gw.getWithKey(all, p);
+        expect(a.status, p).to.equal(400);
+        expect(a.body, p).to.deep.equal({ error: 'bad_request', message });
+      }
+    });
+    it('broken percent-encoding in a query (search, image options) is 400 "The request is malformed", and counted like any /v1 call', async () => {
+      const before = (await gw.getWithKey(all, '/v1/me')).body;
+      for (const p of ['/v1/search?q=%zz', '/v1/search?q=%E0%A4', '/v1/search?q=vento&limit=%', '/v1/makes/aurelia/models/vento/2024/gt/front?plate=%C3', '/v1/makes?x=%G1']) {
+        const a = await gw.getWithKey(all, p);
+        expect(a.status, p).to.equal(400);
+        expect(a.body, p).to.deep.equal({ error: 'bad_request', message: 'The request is malformed' });
+      }
+      const after = (await gw.getWithKey(all, '/v1/me')).body;
+      expect(after.usage.requests).to.equal(before.usage.requests + 6); // the five, and this /v1/me
+      // outside /v1 too (no key needed there)
+      const root = await gw.get('/v1?x=%zz');
+      expect(root.status).to.equal(400);
+      expect(root.body).to.deep.equal({ error: 'bad_request', message: 'The request is malformed' });
     });
     it('an unknown path is 404 not_found, under /v1 and outside it', async () => {
       await notFound(all, '/v1/nothing-here');

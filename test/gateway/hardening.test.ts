@@ -97,6 +97,31 @@ describe('hardening (real gateway on port 0)', function () {
       expect(a.headers.get('allow')).to.equal('GET, HEAD');
       expectErrorBody(a.text, 'admin 405');
     });
+    it('the key-less root /v1: another method is 405 with Allow (not 401)', async () => {
+      for (const m of ['PUT', 'POST', 'DELETE']) {
+        const a = await request(`${gw.url}/v1`, { method: m });
+        expect(a.status, m).to.equal(405);
+        expect(a.headers.get('allow')).to.equal('GET, HEAD');
+        expect(expectErrorBody(a.text, `${m} /v1`).error).to.equal('method_not_allowed');
+      }
+    });
+    it('a plain OPTIONS (no CORS preflight) is 204 with Allow and no body, on every kind of route', async () => {
+      const cases: [string, Record<string, string>, string][] = [
+        ['/v1', {}, 'GET, HEAD, OPTIONS'],
+        ['/docs/openapi.json', {}, 'GET, HEAD, OPTIONS'],
+        ['/v1/makes', { 'x-api-key': key }, 'GET, HEAD, OPTIONS'],
+        ['/v1/makes/aurelia/models', { 'x-api-key': key }, 'GET, HEAD, OPTIONS'],
+        ['/v1/search', { 'x-api-key': key }, 'GET, HEAD, OPTIONS'],
+        ['/v1/colors', { 'x-api-key': key }, 'GET, HEAD, OPTIONS'],
+        ['/images/abc.webp', {}, 'GET, HEAD, OPTIONS'],
+      ];
+      for (const [p, headers, allow] of cases) {
+        const a = await request(`${gw.url}${p}`, { method: 'OPTIONS', headers });
+        expect(a.status, p).to.equal(204);
+        expect(a.headers.get('allow'), p).to.equal(allow);
+        expect(a.text, p).to.equal('');
+      }
+    });
     it('an unknown path stays 404', async () => {
       const a = await request(`${gw.url}/nowhere`, { method: 'DELETE' });
       expect(a.status).to.equal(404);

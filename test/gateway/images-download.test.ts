@@ -95,10 +95,19 @@ describe(`image download (${backendLabel()})`, function () {
       expect(a.body).to.deep.equal({ error: 'unavailable', message: a.body.message });
     });
 
-    it('an extension that does not match the token is 400; an unknown file name 404', async () => {
+    it('an extension that does not match the token is 400; a malformed token 400; a name that is not <token>.<ext> 404', async () => {
       const url = await imageUrl('format=png');
       expect((await request(url.replace(/\.png$/, '.webp'))).status).to.equal(400);
-      expect((await request(`${gw.url}/images/nothing.png`)).status).to.equal(404);
+      for (const name of ['nothing.png', 'a.b.png', 'a.b.c.d.webp']) {
+        const a = await request(`${gw.url}/images/${name}`);
+        expect(a.status, name).to.equal(400);
+        expect(a.body, name).to.deep.equal({ error: 'bad_request', message: 'The image token is malformed' });
+      }
+      for (const name of ['nothing', 'nothing.gif', 'a%20b.png']) {
+        const a = await request(`${gw.url}/images/${name}`);
+        expect(a.status, name).to.equal(404);
+        expect(Object.keys(a.body)).to.have.members(['error', 'message']);
+      }
     });
   });
 
@@ -133,7 +142,12 @@ describe(`image download (${backendLabel()})`, function () {
       const url = await imageUrl('format=png');
       const { payload, ext, header } = tokenOf(url);
       const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT', kid: header.kid })).toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.`;
-      await expect4xx(`${gw.url}/images/${none}x.${ext}`);
+      // as an unsigned JWT is written (an empty signature), and with a signature added
+      for (const t of [none, `${none}x`]) {
+        const a = await expect4xx(`${gw.url}/images/${t}.${ext}`);
+        expect(a.status).to.equal(401);
+        expect(a.body.message).to.equal('The image token is invalid');
+      }
     });
 
     it('a token signed with another algorithm (HS512 with the same secret) is refused', async () => {

@@ -64,6 +64,11 @@ describe(`image JSON (${backendLabel()})`, () => {
       expect((await get(`${SINGLE}/front?width=-5`)).body.options.width).to.equal(200);
       expect((await get(`${SINGLE}/front?width=99999`)).body.options.width).to.equal(2400);
       expect((await get(`${SINGLE}/front?width=800`)).body.options.width).to.equal(800);
+      // however many digits: clamped, never refused (spec rule 6)
+      expect((await get(`${SINGLE}/front?width=1234567890`)).body.options.width).to.equal(2400);
+      expect((await get(`${SINGLE}/front?width=${'9'.repeat(400)}`)).body.options.width).to.equal(2400);
+      expect((await get(`${SINGLE}/front?width=-99999999999`)).body.options.width).to.equal(200);
+      expect((await get(`${SINGLE}/front?width=0000001600`)).body.options.width).to.equal(1600);
     });
 
     it('plate is echoed as requested when supplied, and absent otherwise', async () => {
@@ -126,9 +131,18 @@ describe(`image JSON (${backendLabel()})`, () => {
       await expectError('/v1/makes/aurelia/models/vento/2021/front', 404, 'not_found');
     });
     it('shadow values outside true/1/false/0, a non-integer width, and bad plates are 400', async () => {
-      for (const q of ['shadow=yes', 'shadow=', 'width=abc', 'width=12.5', 'plate=', 'plate=%F0%9F%9A%97', 'plate=AB%3C123', `plate=${'A'.repeat(13)}`, 'color=red&color=blue']) {
+      for (const q of ['shadow=yes', 'shadow=', 'width=abc', 'width=12.5', 'width=1e3', 'width=', 'plate=', 'plate=%F0%9F%9A%97', 'plate=AB%3C123', `plate=${'A'.repeat(13)}`, 'color=red&color=blue']) {
         await expectError(`${SINGLE}/front?${q}`, 400, 'bad_request');
       }
+    });
+
+    it('a plate with a line break, a tab, another Unicode space, or a letter that only upper-cases into A-Z (ß, ı, ſ) is 400', async () => {
+      for (const p of ['A%0AB', 'A%0DB', 'A%09B', 'A%C2%A0B', '%C3%9F', 'X%C4%B1', '%C5%BFX', 'AB%0A']) {
+        await expectError(`${SINGLE}/front?plate=${p}`, 400, 'bad_request', 'Invalid plate: use letters A-Z, Ä, Ö, Ü, digits, spaces and hyphens');
+      }
+      // lower case is the same letter, and an Ä typed as A + combining diaeresis is the Ä
+      const a = await get(`${SINGLE}/front?plate=m%C3%BC%20a${encodeURIComponent('\u0308')}%201`);
+      expect(a.status, a.text).to.equal(200);
     });
     it('rule order: a bad colour is 400 even where the category is forbidden; the format 403 comes before the category 403', async () => {
       const k = (await gw.admin.customer({ categories: ['passenger-car'], allowed_formats: ['webp'] })).key;

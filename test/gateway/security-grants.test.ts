@@ -151,14 +151,14 @@ describe(`security: image URLs end with their grant (${backendLabel()})`, functi
       expectError(a, 403, 'forbidden', 'Contract does not include this vehicle category');
     });
 
-    it('an unpublished view or vehicle is 404, like the /v1 call', async () => {
+    it('an unpublished view or vehicle is 404 with the /v1 call\'s message (View not found, Vehicle not found)', async () => {
       const c = await customerWithUrl('format=png&width=200&color=yellow', `${SINGLE}/rear`);
       expect((await gw.admin.call('PATCH', `/vehicles/${c.vehicle}/views/rear`, { published: false })).status).to.equal(200);
-      expectError((await until(c.url, 404, 3000)).a, 404, 'not_found');
+      expectError((await until(c.url, 404, 3000)).a, 404, 'not_found', 'View not found');
       expect((await gw.admin.call('PATCH', `/vehicles/${c.vehicle}/views/rear`, { published: true })).status).to.equal(200);
       expect((await until(c.url, 200, 3000)).a.status).to.equal(200);
       expect((await gw.admin.call('PATCH', `/vehicles/${c.vehicle}`, { published: false })).status).to.equal(200);
-      expectError((await until(c.url, 404, 3000)).a, 404, 'not_found');
+      expectError((await until(c.url, 404, 3000)).a, 404, 'not_found', 'Vehicle not found');
       expect((await gw.admin.call('PATCH', `/vehicles/${c.vehicle}`, { published: true })).status).to.equal(200);
     });
 

@@ -9,7 +9,9 @@ import type { ImageClaims, ImageSigner } from '../../signing/image-token.ts';
 import type { ImageRenderer } from '../../render/image-renderer.ts';
 import { bindRequestLog } from '../request-log.ts';
 
-const FILE_RE = /^([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)\.(webp|png|jpeg|jpg)$/;
+// <token>.<ext>: whatever the token's shape (the signer tells a malformed token, 400, from an invalid one,
+// 401, such as an unsigned `alg: none` token with an empty signature), only URL-safe token characters
+const FILE_RE = /^([A-Za-z0-9_.-]+)\.(webp|png|jpeg|jpg)$/;
 const MAX_AGE_CAP = 365 * 24 * 3600;
 
 /** The picture's identity: the same claims (expiry aside) and set revision give the same bytes. */

@@ -11,7 +11,7 @@ export function catalogRoutes(deps: { catalog: CatalogService; image: ImageJsonH
   const r = Router();
   const { catalog } = deps;
   // slugs, years and view ids are checked against their alphabets before any query (404 otherwise)
-  validateParams(r, { make: SLUG_RE, model: SLUG_RE, year: YEAR_RE, x: SEGMENT_RE, variant: SLUG_RE, view: VIEW_RE });
+  validateParams(r, { make: SLUG_RE, model: SLUG_RE, year: { re: YEAR_RE, message: 'Year not found' }, x: SEGMENT_RE, variant: SLUG_RE, view: VIEW_RE });
   const p = (res: Response) => res.locals.principal;
   const param = (req: Request, name: string) => String(req.params[name]);
 

@@ -7,6 +7,9 @@ export function searchRoutes(deps: { db: Queryable }): Router {
   const r = Router();
   r.get('/search', async (req, res) => {
     const q = req.query.q;
+    for (const name of ['q', 'limit'] as const) {
+      if (Array.isArray(req.query[name])) throw new ServiceError('bad_request', `Parameter ${name} must be given once`);
+    }
     if (typeof q !== 'string' || q.trim() === '') {
       throw new ServiceError('bad_request', 'Parameter q is required: the text to search for');
     }
