@@ -138,24 +138,26 @@ export function adminBodyParser(opts: { small: BodyLimits; large: BodyLimits; la
     const large = opts.largeRoute(req);
     const isJson = Boolean(req.is(['application/json', '+json']));
     const isCsv = large && Boolean(req.is('text/csv'));
+    // what a hand-written call sends by default (curl -d: a form; fetch with a string: text/plain; none at
+    // all): read as JSON if it is JSON, refused as the wrong type if not
+    const lenient = !isJson && !isCsv && (req.headers['content-type'] === undefined || Boolean(req.is(['application/x-www-form-urlencoded', 'text/plain'])));
+    const notJson = () => new ServiceError('unsupported_media_type', large ? 'The request body must be JSON or CSV (Content-Type: application/json or text/csv)' : undefined);
     try {
       // a body of another type is refused, not read as no body (a form post would otherwise be "name required")
-      if (!isJson && !isCsv) {
-        throw new ServiceError('unsupported_media_type', large ? 'The request body must be JSON or CSV (Content-Type: application/json or text/csv)' : undefined);
-      }
+      if (!isJson && !isCsv && !lenient) throw notJson();
       // the bytes are read as UTF-8: another declared charset would be read wrong, so it is refused
       const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(String(req.headers['content-type'] ?? ''))?.[1]?.toLowerCase();
       if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
         throw new ServiceError('unsupported_media_type', 'The request body must be UTF-8 (charset=utf-8)');
       }
       const buf = await readBody(req, large ? opts.large : opts.small);
-      if (isJson) {
+      if (isJson || lenient) {
         const text = buf.toString('utf8');
         if (text.trim() !== '') {
           try {
             req.body = JSON.parse(text);
           } catch {
-            throw new ServiceError('bad_request', 'The request body is not valid JSON');
+            throw isJson ? new ServiceError('bad_request', 'The request body is not valid JSON') : notJson();
           }
           if (containsNul(req.body)) throw NUL();
         }

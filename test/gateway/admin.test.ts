@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import http from 'node:http';
 import { backendLabel } from './support/backend.ts';
 import { startTestGateway, type TestGateway } from './support/gateway-fixture.ts';
 
@@ -122,21 +123,36 @@ describe(`admin API (${backendLabel()})`, () => {
       expect((await gw.admin.call('PATCH', `/vehicles/${v!.id}/views/bottom`, { published: true })).body.message).to.equal('View not found');
     });
 
-    it('a body that is not JSON (a form, plain text, another charset) is 415, not read as no body; the import also takes CSV', async () => {
-      const raw = (p: string, type: string, body: string) =>
-        fetch(`${gw.url}/admin/v1${p}`, { method: 'POST', headers: { authorization: `Bearer ${gw.adminToken}`, 'content-type': type }, body });
+    it('a body that is not JSON (a form, plain text, XML, another charset) is 415, not read as no body; JSON sent as a form or plain text is read', async () => {
+      const raw = (p: string, type: string | null, body: string) =>
+        fetch(`${gw.url}/admin/v1${p}`, { method: 'POST', headers: { authorization: `Bearer ${gw.adminToken}`, ...(type ? { 'content-type': type } : {}) }, body });
       for (const [p, type, body, message] of [
-        ['/organizations', 'text/plain', '{"name":"x"}', 'The request body must be JSON (Content-Type: application/json)'],
+        ['/organizations', 'text/plain', 'name=x', 'The request body must be JSON (Content-Type: application/json)'],
         ['/organizations', 'application/x-www-form-urlencoded', 'name=x', 'The request body must be JSON (Content-Type: application/json)'],
+        ['/organizations', 'application/xml', '<name>x</name>', 'The request body must be JSON (Content-Type: application/json)'],
+        ['/organizations', 'multipart/form-data; boundary=x', '--x--', 'The request body must be JSON (Content-Type: application/json)'],
         ['/organizations', 'application/json; charset=utf-16', '{"name":"x"}', 'The request body must be UTF-8 (charset=utf-8)'],
-        ['/catalog/import', 'text/plain', 'make_slug', 'The request body must be JSON or CSV (Content-Type: application/json or text/csv)'],
+        ['/catalog/import', 'application/xml', '<x/>', 'The request body must be JSON or CSV (Content-Type: application/json or text/csv)'],
       ] as const) {
         const a = await raw(p, type, body);
         expect(a.status, `${p} ${type}`).to.equal(415);
         expect(await a.json(), `${p} ${type}`).to.deep.equal({ error: 'unsupported_media_type', message });
       }
-      const ok = await raw('/organizations', 'application/json; charset=UTF-8', '{"name":"Charset org"}');
-      expect(ok.status).to.equal(201);
+      // what curl -d, a fetch of a string, or no header at all send: JSON is read as JSON
+      for (const type of ['application/x-www-form-urlencoded', 'text/plain;charset=UTF-8', 'application/json; charset=UTF-8']) {
+        const ok = await raw('/organizations', type, `{"name":"Lenient ${type}"}`);
+        expect(ok.status, type).to.equal(201);
+      }
+      const node = await new Promise<number>((resolve, reject) => {
+        const body = '{"name":"No content type"}';
+        const r = http.request(`${gw.url}/admin/v1/organizations`, { method: 'POST', headers: { authorization: `Bearer ${gw.adminToken}`, 'content-length': Buffer.byteLength(body) } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        });
+        r.on('error', reject);
+        r.end(body);
+      });
+      expect(node).to.equal(201);
     });
 
     it('a CSV import of only a header that is not the catalog\'s, or of nothing, is 400 naming the columns; nothing is written', async () => {
