@@ -153,6 +153,7 @@ export function buildApp(deps: AppDeps): Express {
         small: bodyLimits.small,
         large: bodyLimits.large,
         largeRoute: (req) => req.method === 'POST' && /^\/catalog\/import\/?$/i.test(req.path),
+        lenientTypes: true, // bearer-token calls: no cross-site form can carry the token
       }),
     }),
   );

@@ -132,7 +132,18 @@ const NUL = () => new ServiceError('bad_request', 'Invalid body: NUL characters 
  * The admin API's body parser: JSON everywhere, and text/csv on the one route given `large` limits
  * (the catalog import). Mount it after the bearer-token check.
  */
-export function adminBodyParser(opts: { small: BodyLimits; large: BodyLimits; largeRoute: (req: { method: string; path: string }) => boolean }): RequestHandler {
+export function adminBodyParser(opts: {
+  small: BodyLimits;
+  large: BodyLimits;
+  largeRoute: (req: { method: string; path: string }) => boolean;
+  /**
+   * Read JSON sent as a form, as plain text or without Content-Type (curl -d, a fetch of a string).
+   * Only where the caller is authenticated by a header (the admin API's bearer token): a cookie-
+   * authenticated API (the dashboard) must not, since a cross-site form can send exactly those types,
+   * never application/json (login CSRF).
+   */
+  lenientTypes?: boolean;
+}): RequestHandler {
   return async (req, res, next) => {
     if (!hasBody(req)) return next();
     const large = opts.largeRoute(req);
@@ -140,7 +151,8 @@ export function adminBodyParser(opts: { small: BodyLimits; large: BodyLimits; la
     const isCsv = large && Boolean(req.is('text/csv'));
     // what a hand-written call sends by default (curl -d: a form; fetch with a string: text/plain; none at
     // all): read as JSON if it is JSON, refused as the wrong type if not
-    const lenient = !isJson && !isCsv && (req.headers['content-type'] === undefined || Boolean(req.is(['application/x-www-form-urlencoded', 'text/plain'])));
+    const lenient =
+      opts.lenientTypes === true && !isJson && !isCsv && (req.headers['content-type'] === undefined || Boolean(req.is(['application/x-www-form-urlencoded', 'text/plain'])));
     const notJson = () => new ServiceError('unsupported_media_type', large ? 'The request body must be JSON or CSV (Content-Type: application/json or text/csv)' : undefined);
     try {
       // a body of another type is refused, not read as no body (a form post would otherwise be "name required")

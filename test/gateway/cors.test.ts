@@ -95,12 +95,12 @@ describe(`CORS (${backendLabel()})`, function () {
       expect(r.headers.get('vary')).to.match(/Origin/);
     });
 
-    it('a plain OPTIONS (no Access-Control-Request-Method) keeps its behaviour: 401 without a key', async () => {
+    it('a plain OPTIONS (no Access-Control-Request-Method) is no preflight: 401 without a key, 204 with Allow with one', async () => {
       const r = await request(`${gw.url}/v1/makes`, { method: 'OPTIONS', headers: { origin: APP_A } });
       expect(r.status).to.equal(401);
       const r2 = await request(`${gw.url}/v1/makes`, { method: 'OPTIONS', headers: { 'x-api-key': a.key } });
-      expect(r2.status).to.equal(200); // Express's own OPTIONS answer, as before
-      expect(r2.headers.get('allow')).to.equal('GET, HEAD');
+      expect(r2.status).to.equal(204); // the documented answer to a plain OPTIONS: 204 with Allow, no body
+      expect(r2.headers.get('allow')).to.equal('GET, HEAD, OPTIONS');
       expect(r2.headers.get('access-control-allow-origin')).to.equal(null);
     });
 
