@@ -705,7 +705,7 @@ export interface components {
              * @description Machine-readable code.
              * @enum {string}
              */
-            error: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "rate_limited" | "quota_exceeded" | "payload_too_large" | "request_timeout" | "not_acceptable" | "method_not_allowed" | "headers_too_large" | "unavailable" | "deadline_exceeded" | "resource_exhausted" | "internal";
+            error: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "rate_limited" | "quota_exceeded" | "payload_too_large" | "unsupported_media_type" | "request_timeout" | "not_acceptable" | "method_not_allowed" | "headers_too_large" | "unavailable" | "deadline_exceeded" | "resource_exhausted" | "internal";
             /** @description Human-readable text; the exact texts of the spec's 403 table are listed under the 403 answers. */
             message: string;
         };
@@ -1455,6 +1455,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The body is not JSON (or, on the catalog import, CSV): another type such as XML or multipart, or a form, plain text or no Content-Type whose body is not JSON (JSON sent that way is read); or a charset other than UTF-8. */
+        UnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /**
@@ -1492,23 +1502,23 @@ export interface components {
         /** @description Studio shadow, a boolean-like value: `true`, `1`, `false` or `0` (case-insensitive, so `TRUE` too). A client may send a boolean (serialised as `true`/`false`). Anything else, the empty value included, is 400. */
         shadow: boolean | ("true" | "1" | "false" | "0");
         /**
-         * @description EU-style registration text drawn on the view's plate quad. Normalised (trimmed, runs of spaces collapsed to one, upper-cased) then checked: 1 to 12 characters of A–Z, Ä, Ö, Ü, digits, spaces and hyphens, starting with a letter or digit (`^[A-Z0-9ÄÖÜ][A-Z0-9ÄÖÜ -]*$`). Otherwise 400. On a view without a plate quad the plate is not drawn and a PLATE_UNMAPPED warning is added.
+         * @description EU-style registration text drawn on the view's plate quad. Normalised (Unicode NFC, leading and trailing spaces removed, runs of spaces collapsed to one) and checked before upper-casing: 1 to 12 characters of A–Z, Ä, Ö, Ü (either case), digits, spaces and hyphens, starting with a letter or digit; a tab, a line break, another Unicode space or a letter that only upper-cases into A–Z (ß, ı, ſ) is refused. Then upper-cased (`^[A-Z0-9ÄÖÜ][A-Z0-9ÄÖÜ -]*$`). Otherwise 400. `options.plate` echoes the text as requested. On a view without a plate quad the plate is not drawn and a PLATE_UNMAPPED warning is added.
          * @example AB 123
          */
         plate: string;
         /** @description `webp`, `png` or `jpeg` (case-insensitive; `jpg` is not accepted). Invalid: 400; valid but not in the contract's `allowed_formats`: 403. */
         format: "webp" | "png" | "jpeg";
         /**
-         * @description Pixels. An optionally signed integer of up to 9 digits (`^[+-]?\d{1,9}$`); anything else (decimals, exponents, empty) is 400. The value is clamped into 200..2400, never rejected for its size.
+         * @description Pixels. An optionally signed integer of any number of digits (`^[+-]?\d+$`); anything else (decimals, exponents, empty) is 400 "Invalid width: must be an integer number of pixels". The value is clamped into 200..2400, never rejected for its size (`1234567890` → 2400, `-5` → 200, `0000001600` → 1600).
          * @example 800
          */
         width: number;
         /**
-         * @description Search text, 1 to 200 characters, not blank (missing or blank: 400). Split into letter/digit tokens, case- and accent-insensitive; every token (the first 8 distinct ones) must be a prefix of a make, model, variant (name or slug) or year token of the vehicle.
+         * @description Search text, 1 to 200 characters, not blank (missing or blank: 400), given once (twice: 400 "Parameter q must be given once"). Split into letter/digit tokens, case- and accent-insensitive; every token (the first 8 distinct ones) must be a prefix of a make, model, variant (name or slug) or year token of the vehicle. Broken percent-encoding in the query string (`%zz`, bytes that are not UTF-8) is 400 "The request is malformed", like in a path.
          * @example vento 2024
          */
         q: string;
-        /** @description Maximum number of results: a positive integer (otherwise 400), at most 100 (a larger value is clamped to 100, not refused). */
+        /** @description Maximum number of results: a positive integer of up to 9 digits (otherwise 400); at most 100 results are returned (a larger value is clamped to 100, not refused). Given twice: 400 "Parameter limit must be given once". */
         limit: number;
         /**
          * @description Organization id.
@@ -1876,14 +1886,14 @@ export interface operations {
                 /** @description Studio shadow, a boolean-like value: `true`, `1`, `false` or `0` (case-insensitive, so `TRUE` too). A client may send a boolean (serialised as `true`/`false`). Anything else, the empty value included, is 400. */
                 shadow?: components["parameters"]["shadow"];
                 /**
-                 * @description EU-style registration text drawn on the view's plate quad. Normalised (trimmed, runs of spaces collapsed to one, upper-cased) then checked: 1 to 12 characters of A–Z, Ä, Ö, Ü, digits, spaces and hyphens, starting with a letter or digit (`^[A-Z0-9ÄÖÜ][A-Z0-9ÄÖÜ -]*$`). Otherwise 400. On a view without a plate quad the plate is not drawn and a PLATE_UNMAPPED warning is added.
+                 * @description EU-style registration text drawn on the view's plate quad. Normalised (Unicode NFC, leading and trailing spaces removed, runs of spaces collapsed to one) and checked before upper-casing: 1 to 12 characters of A–Z, Ä, Ö, Ü (either case), digits, spaces and hyphens, starting with a letter or digit; a tab, a line break, another Unicode space or a letter that only upper-cases into A–Z (ß, ı, ſ) is refused. Then upper-cased (`^[A-Z0-9ÄÖÜ][A-Z0-9ÄÖÜ -]*$`). Otherwise 400. `options.plate` echoes the text as requested. On a view without a plate quad the plate is not drawn and a PLATE_UNMAPPED warning is added.
                  * @example AB 123
                  */
                 plate?: components["parameters"]["plate"];
                 /** @description `webp`, `png` or `jpeg` (case-insensitive; `jpg` is not accepted). Invalid: 400; valid but not in the contract's `allowed_formats`: 403. */
                 format?: components["parameters"]["format"];
                 /**
-                 * @description Pixels. An optionally signed integer of up to 9 digits (`^[+-]?\d{1,9}$`); anything else (decimals, exponents, empty) is 400. The value is clamped into 200..2400, never rejected for its size.
+                 * @description Pixels. An optionally signed integer of any number of digits (`^[+-]?\d+$`); anything else (decimals, exponents, empty) is 400 "Invalid width: must be an integer number of pixels". The value is clamped into 200..2400, never rejected for its size (`1234567890` → 2400, `-5` → 200, `0000001600` → 1600).
                  * @example 800
                  */
                 width?: components["parameters"]["width"];
@@ -1948,14 +1958,14 @@ export interface operations {
                 /** @description Studio shadow, a boolean-like value: `true`, `1`, `false` or `0` (case-insensitive, so `TRUE` too). A client may send a boolean (serialised as `true`/`false`). Anything else, the empty value included, is 400. */
                 shadow?: components["parameters"]["shadow"];
                 /**
-                 * @description EU-style registration text drawn on the view's plate quad. Normalised (trimmed, runs of spaces collapsed to one, upper-cased) then checked: 1 to 12 characters of A–Z, Ä, Ö, Ü, digits, spaces and hyphens, starting with a letter or digit (`^[A-Z0-9ÄÖÜ][A-Z0-9ÄÖÜ -]*$`). Otherwise 400. On a view without a plate quad the plate is not drawn and a PLATE_UNMAPPED warning is added.
+                 * @description EU-style registration text drawn on the view's plate quad. Normalised (Unicode NFC, leading and trailing spaces removed, runs of spaces collapsed to one) and checked before upper-casing: 1 to 12 characters of A–Z, Ä, Ö, Ü (either case), digits, spaces and hyphens, starting with a letter or digit; a tab, a line break, another Unicode space or a letter that only upper-cases into A–Z (ß, ı, ſ) is refused. Then upper-cased (`^[A-Z0-9ÄÖÜ][A-Z0-9ÄÖÜ -]*$`). Otherwise 400. `options.plate` echoes the text as requested. On a view without a plate quad the plate is not drawn and a PLATE_UNMAPPED warning is added.
                  * @example AB 123
                  */
                 plate?: components["parameters"]["plate"];
                 /** @description `webp`, `png` or `jpeg` (case-insensitive; `jpg` is not accepted). Invalid: 400; valid but not in the contract's `allowed_formats`: 403. */
                 format?: components["parameters"]["format"];
                 /**
-                 * @description Pixels. An optionally signed integer of up to 9 digits (`^[+-]?\d{1,9}$`); anything else (decimals, exponents, empty) is 400. The value is clamped into 200..2400, never rejected for its size.
+                 * @description Pixels. An optionally signed integer of any number of digits (`^[+-]?\d+$`); anything else (decimals, exponents, empty) is 400 "Invalid width: must be an integer number of pixels". The value is clamped into 200..2400, never rejected for its size (`1234567890` → 2400, `-5` → 200, `0000001600` → 1600).
                  * @example 800
                  */
                 width?: components["parameters"]["width"];
@@ -2021,11 +2031,11 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Search text, 1 to 200 characters, not blank (missing or blank: 400). Split into letter/digit tokens, case- and accent-insensitive; every token (the first 8 distinct ones) must be a prefix of a make, model, variant (name or slug) or year token of the vehicle.
+                 * @description Search text, 1 to 200 characters, not blank (missing or blank: 400), given once (twice: 400 "Parameter q must be given once"). Split into letter/digit tokens, case- and accent-insensitive; every token (the first 8 distinct ones) must be a prefix of a make, model, variant (name or slug) or year token of the vehicle. Broken percent-encoding in the query string (`%zz`, bytes that are not UTF-8) is 400 "The request is malformed", like in a path.
                  * @example vento 2024
                  */
                 q: components["parameters"]["q"];
-                /** @description Maximum number of results: a positive integer (otherwise 400), at most 100 (a larger value is clamped to 100, not refused). */
+                /** @description Maximum number of results: a positive integer of up to 9 digits (otherwise 400); at most 100 results are returned (a larger value is clamped to 100, not refused). Given twice: 400 "Parameter limit must be given once". */
                 limit?: components["parameters"]["limit"];
             };
             header?: never;
@@ -2505,6 +2515,7 @@ export interface operations {
             401: components["responses"]["AdminUnauthorized"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2653,6 +2664,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2695,6 +2707,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2728,6 +2741,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2779,6 +2793,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2809,6 +2824,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2839,6 +2855,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2893,6 +2910,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2972,6 +2990,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3016,6 +3035,7 @@ export interface operations {
             404: components["responses"]["AdminNotFound"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3071,6 +3091,7 @@ export interface operations {
             401: components["responses"]["AdminUnauthorized"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3113,14 +3134,14 @@ export interface operations {
                 /** @description Studio shadow, a boolean-like value: `true`, `1`, `false` or `0` (case-insensitive, so `TRUE` too). A client may send a boolean (serialised as `true`/`false`). Anything else, the empty value included, is 400. */
                 shadow?: components["parameters"]["shadow"];
                 /**
-                 * @description EU-style registration text drawn on the view's plate quad. Normalised (trimmed, runs of spaces collapsed to one, upper-cased) then checked: 1 to 12 characters of A–Z, Ä, Ö, Ü, digits, spaces and hyphens, starting with a letter or digit (`^[A-Z0-9ÄÖÜ][A-Z0-9ÄÖÜ -]*$`). Otherwise 400. On a view without a plate quad the plate is not drawn and a PLATE_UNMAPPED warning is added.
+                 * @description EU-style registration text drawn on the view's plate quad. Normalised (Unicode NFC, leading and trailing spaces removed, runs of spaces collapsed to one) and checked before upper-casing: 1 to 12 characters of A–Z, Ä, Ö, Ü (either case), digits, spaces and hyphens, starting with a letter or digit; a tab, a line break, another Unicode space or a letter that only upper-cases into A–Z (ß, ı, ſ) is refused. Then upper-cased (`^[A-Z0-9ÄÖÜ][A-Z0-9ÄÖÜ -]*$`). Otherwise 400. `options.plate` echoes the text as requested. On a view without a plate quad the plate is not drawn and a PLATE_UNMAPPED warning is added.
                  * @example AB 123
                  */
                 plate?: components["parameters"]["plate"];
                 /** @description `webp`, `png` or `jpeg` (case-insensitive; `jpg` is not accepted). Invalid: 400; valid but not in the contract's `allowed_formats`: 403. */
                 format?: components["parameters"]["format"];
                 /**
-                 * @description Pixels. An optionally signed integer of up to 9 digits (`^[+-]?\d{1,9}$`); anything else (decimals, exponents, empty) is 400. The value is clamped into 200..2400, never rejected for its size.
+                 * @description Pixels. An optionally signed integer of any number of digits (`^[+-]?\d+$`); anything else (decimals, exponents, empty) is 400 "Invalid width: must be an integer number of pixels". The value is clamped into 200..2400, never rejected for its size (`1234567890` → 2400, `-5` → 200, `0000001600` → 1600).
                  * @example 800
                  */
                 width?: components["parameters"]["width"];
