@@ -41,6 +41,11 @@ export function instrumentRenderer(deps: { service: RenderService; queue: Render
     help: 'Renders refused with RESOURCE_EXHAUSTED (queue full)',
     registers: [registry],
   });
+  const cancelled = new Counter({
+    name: 'renderer_renders_cancelled_total',
+    help: 'Render calls whose caller went away (cancelled, or its deadline passed) before the picture was sent; not errors',
+    registers: [registry],
+  });
   const errors = new Counter({
     name: 'renderer_render_errors_total',
     help: 'Failed renders by error code',
@@ -155,6 +160,13 @@ export function instrumentRenderer(deps: { service: RenderService; queue: Render
       end({ backend: backendName, format: knownFormat(format), cache: r.cacheHit ? 'hit' : 'miss', outcome: 'ok' });
       return r;
     } catch (e) {
+      // the caller went away (cancelled, or its deadline passed): not a failure of the renderer, so not
+      // in the error counter an UNAVAILABLE alert would watch; its own outcome in the latency histogram
+      if (opts?.signal?.aborted) {
+        cancelled.inc();
+        end({ backend: backendName, format: knownFormat(format), cache: 'none', outcome: 'cancelled' });
+        throw e;
+      }
       const code = isServiceError(e) ? e.code : 'internal';
       if (code === 'resource_exhausted') exhausted.inc();
       errors.inc({ code });

@@ -14,7 +14,9 @@ const normalise = (password: string) => password.normalize('NFKC');
 
 export function checkNewPassword(password: unknown): string {
   const p = typeof password === 'string' ? normalise(password) : null;
-  if (p === null || p.length < PASSWORD_MIN || p.length > PASSWORD_MAX) {
+  // characters, not UTF-16 code units: an emoji is one character of a password, not two
+  const length = p === null ? 0 : [...p].length;
+  if (p === null || length < PASSWORD_MIN || length > PASSWORD_MAX) {
     throw new ServiceError('bad_request', `Invalid password: it must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long`);
   }
   return p;

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { parseBody } from '../http/parse-body.ts';
 import { fileURLToPath } from 'node:url';
 import cookieParser from 'cookie-parser';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
@@ -61,14 +62,7 @@ export interface DashboardDeps extends DashboardOptions {
   bodyLimits: BodyLimits;
 }
 
-function body<T>(schema: z.ZodType<T>, data: unknown): T {
-  const r = schema.safeParse(data ?? {});
-  if (!r.success) {
-    const first = r.error.issues[0]!;
-    throw new ServiceError('bad_request', `Invalid ${first.path.join('.') || 'body'}: ${first.message}`);
-  }
-  return r.data;
-}
+const body = parseBody;
 
 const linkBody = z.object({ token: z.string().min(1).max(200) });
 const passwordSignInBody = z.object({ email: z.string().trim().min(1).max(320), password: z.string().min(1).max(1024) });

@@ -278,6 +278,9 @@ describe(`dashboard API (${backendLabel()})`, function () {
       expectError(await c.client.call('POST', '/keys', {}), 400, 'bad_request');
       expectError(await c.client.call('POST', '/keys', { name: '   ' }), 400, 'bad_request');
       expectError(await c.client.call('PUT', '/password', { password: 'short' }), 400, 'bad_request');
+      // characters, not UTF-16 code units: six emoji are 6 characters (too short), 200 are within 256
+      expectError(await c.client.call('PUT', '/password', { password: '🚗'.repeat(6) }), 400, 'bad_request');
+      expectError(await c.client.call('PUT', '/password', { password: '🚗'.repeat(257) }), 400, 'bad_request');
       expectError(await c.client.call('GET', '/usage?month=2026-13'), 400, 'bad_request');
       expectError(await c.client.call('POST', '/sign-in/password', { email: 'a@example.com' }), 400, 'bad_request');
       const raw = await fetch(`${gw.url}/dashboard/api/keys`, {

@@ -170,3 +170,43 @@ describe('renderer warm-up', function () {
     });
   });
 });
+
+describe('renderer metrics: a caller that goes away', function () {
+  this.timeout(60_000);
+
+  it('is counted as cancelled, not as an UNAVAILABLE error of the renderer', async () => {
+    const s = await startTestServer({ workers: 1 });
+    try {
+      const ask = (i: number, signal?: AbortSignal) =>
+        s.client.render({ assetSet: TEST_SET, view: 'front_left', color: `#0000${(16 + i).toString(16)}`, shadow: true, plate: null, format: 'png', width: 480 }, { deadlineMs: 20_000, signal });
+      // one running, the rest waiting in the queue; those are cancelled by their callers
+      const running = ask(0);
+      const controllers = Array.from({ length: 4 }, () => new AbortController());
+      const gone = controllers.map((ac, i) =>
+        ask(i + 1, ac.signal).then(
+          () => 'rendered',
+          () => 'cancelled',
+        ),
+      );
+      // cancelled once the renderer holds them (queued behind the running one)
+      for (let i = 0; i < 500 && s.internals.queue.queued < 2; i++) await new Promise((r) => setTimeout(r, 2));
+      for (const ac of controllers) ac.abort();
+      await running;
+      const outcomes = await Promise.all(gone);
+      const cancelledCalls = outcomes.filter((o) => o === 'cancelled').length;
+      expect(cancelledCalls).to.be.greaterThan(0);
+      // the server sees each cancellation once its call ends
+      let text = '';
+      for (let i = 0; i < 100; i++) {
+        text = await s.metrics.metrics();
+        if (/^renderer_renders_cancelled_total (\d+)/m.exec(text)?.[1] === String(cancelledCalls)) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(/^renderer_renders_cancelled_total (\d+)/m.exec(text)?.[1]).to.equal(String(cancelledCalls));
+      expect(text).to.not.match(/^renderer_render_errors_total\{code="unavailable"\}/m);
+      expect(text).to.match(/renderer_render_duration_seconds_count\{[^}]*outcome="cancelled"[^}]*\} [1-9]/);
+    } finally {
+      await s.close();
+    }
+  });
+});

@@ -29,7 +29,8 @@ export function AccountPage({ api, session, onPasswordSet, onSignedOut }: Props)
     e.preventDefault();
     setError(null);
     setDone(false);
-    if (next.length < MIN_PASSWORD) return setProblem(`The new password needs at least ${MIN_PASSWORD} characters.`);
+    // characters as the server counts them (NFKC, code points): six emoji are six characters, not twelve
+    if ([...next.normalize('NFKC')].length < MIN_PASSWORD) return setProblem(`The new password needs at least ${MIN_PASSWORD} characters.`);
     if (next !== again) return setProblem('The two new passwords differ.');
     setProblem(null);
     setBusy(true);

@@ -1,4 +1,5 @@
 import { Router, type RequestHandler } from 'express';
+import { parseBody } from '../parse-body.ts';
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import { ServiceError } from '../../../shared/errors.ts';
@@ -31,14 +32,7 @@ function requireAdmin(token: string, throttles: FailureThrottle[]): RequestHandl
   };
 }
 
-function body<T>(schema: z.ZodType<T>, data: unknown): T {
-  const r = schema.safeParse(data ?? {});
-  if (!r.success) {
-    const first = r.error.issues[0]!;
-    throw new ServiceError('bad_request', `Invalid ${first.path.join('.') || 'body'}: ${first.message}`);
-  }
-  return r.data;
-}
+const body = parseBody;
 
 const orgBody = z.object({ name: z.string().trim().min(1).max(200) });
 const contractBody = z.object({
