@@ -311,12 +311,34 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
   });
 
   it('the playground walks make › model › year › variant and shows the picture, JSON, warnings and curl line', async () => {
+    // every /v1 call the page makes is a counted call of the organisation: only the member's choices make them
+    const billed: string[] = [];
+    const onRequest = (r: { url(): string }) => {
+      const u = new URL(r.url());
+      if (u.pathname.startsWith('/dashboard/api/v1/')) billed.push(u.pathname.slice('/dashboard/api'.length));
+    };
+    page.on('request', onRequest);
     await goTo('Playground');
     expect(await page.getByText('against your monthly quota').count()).to.be.greaterThan(0);
+    await eventually(async () => {
+      expect(await page.getByLabel('Make').locator('option[value="aurelia"]').count()).to.equal(1);
+    });
+    await page.waitForTimeout(300);
+    expect(billed.sort(), 'opening the page').to.deep.equal(['/v1/colors', '/v1/makes']);
     await page.getByLabel('Make').selectOption('aurelia');
+    await eventually(async () => {
+      expect(await page.getByLabel('Model').locator('option[value="vento"]').count()).to.equal(1);
+    });
+    await page.waitForTimeout(200);
+    expect(billed.slice(2), 'choosing a make: its models, nothing picked for the member').to.deep.equal(['/v1/makes/aurelia/models']);
     await page.getByLabel('Model').selectOption('vento');
     await page.getByLabel('Year').selectOption('2024');
     await page.getByLabel('Variant').selectOption('gt');
+    await eventually(async () => {
+      expect(billed.length).to.equal(5);
+    });
+    expect(billed.slice(3)).to.deep.equal(['/v1/makes/aurelia/models/vento/2024', '/v1/makes/aurelia/models/vento/2024/gt']);
+    page.off('request', onRequest);
     await page.getByLabel('View').selectOption('side_left');
     await page.getByRole('radio', { name: 'blue' }).check();
     await page.getByLabel('Format').selectOption('png');

@@ -60,16 +60,16 @@ export function VehiclePicker({ api, onPicked }: { api: ApiClient; onPicked: (v:
     const a = await step(() => catalog.year(api, mk, md, y));
     if (!a) return;
     if ('variants' in a) {
-      setVariants(a.variants);
-      if (a.variants[0]) await chooseVariant(mk, md, y, a.variants[0].slug);
+      setVariants(a.variants); // the member picks one: each variant fetched is a counted call
     } else {
       onPicked({ make: mk, model: md, year: y, variant: null, views: a.views, label: `${a.vehicle.make} ${a.vehicle.model} ${a.vehicle.year}` });
     }
   }
 
-  async function chooseModel(mk: string, md: string, list: ModelEntry[]) {
+  async function chooseModel(mk: string, md: string) {
     setModel(md);
-    await chooseYear(mk, md, list.find((m) => m.slug === md)?.years[0] ?? null);
+    // its years are in the models answer already; the member picks one (no call until then)
+    await chooseYear(mk, md, null);
   }
 
   async function chooseMake(mk: string) {
@@ -80,14 +80,13 @@ export function VehiclePicker({ api, onPicked }: { api: ApiClient; onPicked: (v:
     const list = await step(() => catalog.models(api, mk));
     if (!list) return;
     setModels(list);
-    if (list[0]) await chooseModel(mk, list[0].slug, list);
   }
 
+  // Only the makes are loaded unasked: every later step waits for the member's choice, because each
+  // is a counted /v1 call of the organisation (docs/dashboard-ui.md, "Playground").
   useEffect(() => {
     void step(() => catalog.makes(api)).then((m) => {
-      if (!m) return;
-      setMakes(m);
-      if (m[0]) void chooseMake(m[0].slug);
+      if (m) setMakes(m);
     });
   }, [api]);
 
@@ -100,7 +99,9 @@ export function VehiclePicker({ api, onPicked }: { api: ApiClient; onPicked: (v:
         <div class="field">
           <label for="pg-make">Make</label>
           <select id="pg-make" value={make} onChange={(e) => void chooseMake(e.currentTarget.value)}>
-            {makes.length === 0 && <option value="">Loading…</option>}
+            <option value="" disabled>
+              {makes.length === 0 ? 'Loading…' : 'Choose a make'}
+            </option>
             {makes.map((m) => (
               <option key={m.slug} value={m.slug}>
                 {m.name}
@@ -110,7 +111,10 @@ export function VehiclePicker({ api, onPicked }: { api: ApiClient; onPicked: (v:
         </div>
         <div class="field">
           <label for="pg-model">Model</label>
-          <select id="pg-model" value={model} disabled={models.length === 0} onChange={(e) => void chooseModel(make, e.currentTarget.value, models)}>
+          <select id="pg-model" value={model} disabled={models.length === 0} onChange={(e) => void chooseModel(make, e.currentTarget.value)}>
+            <option value="" disabled>
+              {make ? 'Choose a model' : 'Choose a make first'}
+            </option>
             {models.map((m) => (
               <option key={m.slug} value={m.slug}>
                 {m.name}
@@ -128,6 +132,9 @@ export function VehiclePicker({ api, onPicked }: { api: ApiClient; onPicked: (v:
             disabled={years.length === 0}
             onChange={(e) => void chooseYear(make, model, Number(e.currentTarget.value))}
           >
+            <option value="" disabled>
+              {model ? 'Choose a year' : 'Choose a model first'}
+            </option>
             {years.map((y) => (
               <option key={y} value={String(y)}>
                 {y}
@@ -139,6 +146,9 @@ export function VehiclePicker({ api, onPicked }: { api: ApiClient; onPicked: (v:
           <div class="field">
             <label for="pg-variant">Variant</label>
             <select id="pg-variant" value={variant} onChange={(e) => year !== null && void chooseVariant(make, model, year, e.currentTarget.value)}>
+              <option value="" disabled>
+                Choose a variant
+              </option>
               {variants.map((v) => (
                 <option key={v.slug} value={v.slug}>
                   {v.name} ({v.category})

@@ -7,6 +7,7 @@ import { RenderResult } from '../components/RenderResult.tsx';
 import { VehiclePicker, type PickedVehicle } from '../components/VehiclePicker.tsx';
 import { catalog, imagePath, type ImageRequest, type NamedColour, type ViewEntry } from '../playground/catalog.ts';
 import type { ContractAnswer, ImageAnswer } from '../types.ts';
+import { VIEWS } from '../../../shared/views.ts';
 
 const MIN_WIDTH = 200;
 const MAX_WIDTH = 2400;
@@ -14,7 +15,7 @@ const MAX_WIDTH = 2400;
 /** Walk the catalog, set the options, and see the image answer exactly as an API client would. */
 export function PlaygroundPage({ api }: { api: ApiClient }) {
   const [picked, setPicked] = useState<PickedVehicle | null>(null);
-  const [viewLabels, setViewLabels] = useState<ViewEntry[]>([]);
+  const viewLabels: readonly ViewEntry[] = VIEWS;
   const [colours, setColours] = useState<NamedColour[]>([]);
   const [formats, setFormats] = useState<string[]>(['webp']);
   const [setupError, setSetupError] = useState<unknown>(null);
@@ -32,9 +33,9 @@ export function PlaygroundPage({ api }: { api: ApiClient }) {
   const [result, setResult] = useState<{ path: string; answer: ImageAnswer } | null>(null);
 
   useEffect(() => {
-    Promise.all([catalog.views(api), catalog.colors(api), api.get<ContractAnswer>('/contract')]).then(
-      ([v, c, contract]) => {
-        setViewLabels(v);
+    // the view labels are the spec's constants (no counted call); the colours come from /v1/colors
+    Promise.all([catalog.colors(api), api.get<ContractAnswer>('/contract')]).then(
+      ([c, contract]) => {
         setColours(c);
         setFormats(contract.contract.allowed_formats);
         if (!contract.contract.allowed_formats.includes('webp') && contract.contract.allowed_formats[0]) {
@@ -46,7 +47,8 @@ export function PlaygroundPage({ api }: { api: ApiClient }) {
   }, [api]);
 
   useEffect(() => {
-    if (picked && !picked.views.includes(view)) setView(picked.views[0] ?? '');
+    // from the view chosen by then, not the one this render saw: a choice made before the effect ran stays
+    if (picked) setView((v) => (picked.views.includes(v) ? v : (picked.views[0] ?? '')));
   }, [picked]);
 
   const request: ImageRequest | null =
