@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { ConfigError, loadGatewayConfig } from '../shared/config.ts';
 import { createLogger } from '../shared/logger.ts';
 import { startMetricsServer, type MetricsServer } from '../shared/metrics-server.ts';
@@ -33,7 +34,7 @@ async function main(): Promise<void> {
     metrics = await startMetricsServer({ registry: gw.metrics, port: config.metricsPort, host: config.metricsHost });
     logger.info({ port: metrics.port, host: config.metricsHost }, 'gateway metrics listening (GET /metrics)');
   }
-  printWelcome(gw.url.replace('127.0.0.1', 'localhost'), gw.adminToken, gw.generatedAdminToken, gw.demoKey, gw.exampleImagePath, gw.demoSignIn);
+  printWelcome(gw.url.replace('127.0.0.1', 'localhost'), gw.adminToken, gw.generatedAdminToken, gw.demoKey, gw.exampleImagePath, gw.demoSignIn, adminCommand(gw.url.replace('127.0.0.1', 'localhost'), config.dataDir));
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -62,6 +63,17 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
+/**
+ * `npm run admin --` as it must be typed to reach this gateway: the CLI defaults to
+ * http://localhost:8080 and ./.data, so a gateway started elsewhere (PORT, DATA_DIR) is named.
+ */
+function adminCommand(url: string, dataDir: string): string {
+  const env: string[] = [];
+  if (url !== 'http://localhost:8080') env.push(`ADMIN_URL=${url}`);
+  if (path.resolve(dataDir) !== path.resolve('.data')) env.push(`DATA_DIR=${/^[\w@%+=:,./-]+$/.test(dataDir) ? dataDir : `'${dataDir.replace(/'/g, `'\\''`)}'`}`);
+  return [...env, 'npm run admin --'].join(' ');
+}
+
 function printWelcome(
   url: string,
   adminToken: string,
@@ -69,6 +81,7 @@ function printWelcome(
   demoKey: string | null,
   example: string | null,
   demoSignIn: { url: string; expiresAt: string; memberId: string } | null,
+  admin: string,
 ): void {
   const lines = ['', `Vehicle image service is up at ${url}`];
   if (newAdmin) lines.push(`Admin token (generated once, kept in DATA_DIR/secrets.json): ${adminToken}`);
@@ -92,13 +105,13 @@ function printWelcome(
         '',
         `Dashboard (keys, usage, playground), as the demo organisation's member demo@example.com:`,
         `  ${demoSignIn.url}`,
-        `  (single use, until ${demoSignIn.expiresAt}; a new link: npm run admin -- members sign-in-link ${demoSignIn.memberId})`,
+        `  (single use, until ${demoSignIn.expiresAt}; a new link: ${admin} members sign-in-link ${demoSignIn.memberId})`,
       );
     }
   } else {
     lines.push(
       'The demo key was printed at the first start. A new one:',
-      `  npm run admin -- quickstart "My org"      # organisation + contract + key (see README)`,
+      `  ${admin} quickstart "My org"      # organisation + contract + key (see README)`,
     );
   }
   lines.push(`API documentation: ${url}/docs`, '');
