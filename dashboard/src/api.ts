@@ -75,7 +75,11 @@ export function createApiClient(onUnauthorized: () => void): ApiClient {
 }
 
 /** A sentence for any thrown value: 403 says why, 429 says when to try again. */
+/** A problem the page finds in a form before sending it: its message is shown as it is. */
+export class FormProblem extends Error {}
+
 export function describeError(e: unknown): string {
+  if (e instanceof FormProblem) return e.message;
   if (e instanceof ApiError) {
     if (e.status === 429) {
       const wait = e.retryAfter ? ` Try again in ${e.retryAfter} second${e.retryAfter === 1 ? '' : 's'}.` : ' Try again shortly.';

@@ -227,6 +227,11 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
     const before = (await me()).usage.requests;
     await goTo('Keys');
     expect(await heading()).to.equal('API keys');
+    // spaces alone pass the field's `required`: the page says so and sends nothing
+    await page.getByLabel('Key name').fill('   ');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByText('Give the key a name (1 to 200 characters).').waitFor();
+    expect(await page.getByLabel('Key name').getAttribute('maxlength')).to.equal('200');
     await page.getByLabel('Key name').fill('browser-test');
     await page.getByRole('button', { name: 'Create key' }).click();
     const secret = page.getByTestId('new-key-secret');
@@ -308,6 +313,10 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
     await eventually(async () => {
       expect(await page.getByTestId('revoked-keys').locator(`tr[data-key-id="${createdKeyId}"]`).count()).to.equal(1);
     });
+    // the Revoke button focus went back to is gone with its row: focus is on the Active keys heading, not lost
+    await eventually(async () => {
+      expect(await inPage<string>(page, 'document.activeElement.id')).to.equal('active-keys-title');
+    });
   });
 
   it('the playground walks make › model › year › variant and shows the picture, JSON, warnings and curl line', async () => {
@@ -339,6 +348,15 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
     });
     expect(billed.slice(3)).to.deep.equal(['/v1/makes/aurelia/models/vento/2024', '/v1/makes/aurelia/models/vento/2024/gt']);
     page.off('request', onRequest);
+    // a custom hex that is not one: said next to the field, the text kept
+    await page.getByRole('radio', { name: 'custom' }).check();
+    await page.getByLabel('Hex colour').fill('zzz');
+    await page.getByLabel('Hex colour').press('Enter');
+    await page.getByText('“zzz” is not a hex colour').waitFor();
+    expect(await page.getByLabel('Hex colour').getAttribute('aria-invalid')).to.equal('true');
+    await page.getByLabel('Hex colour').fill('#1e90ff');
+    await page.getByLabel('Hex colour').press('Tab');
+    expect(await page.getByText('is not a hex colour').count()).to.equal(0);
     await page.getByLabel('View').selectOption('side_left');
     await page.getByRole('radio', { name: 'blue' }).check();
     await page.getByLabel('Format').selectOption('png');

@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import type { NamedColour } from '../playground/catalog.ts';
 
 interface Props {
@@ -22,6 +23,7 @@ export function normaliseHex(v: string): string | null {
  */
 export function ColourPicker({ colours, value, onChange }: Props) {
   const custom = value.startsWith('#');
+  const [draft, setDraft] = useState<string | null>(null);
   // a start distinct from every named swatch, so "custom" never looks like one of them
   const customHex = custom ? value : '#1F6F8B';
   return (
@@ -47,19 +49,28 @@ export function ColourPicker({ colours, value, onChange }: Props) {
             <label for="colour-hex">Hex colour</label>
             <input
               id="colour-hex"
-              value={value}
+              value={draft ?? value}
               maxLength={7}
               spellcheck={false}
-              aria-describedby="colour-hex-hint"
+              aria-invalid={draft !== null}
+              aria-describedby={draft !== null ? 'colour-hex-hint colour-hex-problem' : 'colour-hex-hint'}
               onChange={(e) => {
                 const hex = normaliseHex(e.currentTarget.value);
-                if (hex) onChange(hex);
-                else e.currentTarget.value = value;
+                // what was typed stays, with the problem said, rather than silently turning back
+                if (hex) {
+                  setDraft(null);
+                  onChange(hex);
+                } else setDraft(e.currentTarget.value);
               }}
             />
             <span id="colour-hex-hint" class="hint">
               3 or 6 hex digits, e.g. #1F6F8B
             </span>
+            {draft !== null && (
+              <p id="colour-hex-problem" class="field-error" role="alert">
+                “{draft}” is not a hex colour; the picture keeps {value} until you enter 3 or 6 hex digits.
+              </p>
+            )}
           </div>
           <div class="field">
             <label for="colour-chooser">Pick a colour</label>

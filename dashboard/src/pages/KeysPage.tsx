@@ -1,5 +1,5 @@
-import { useState } from 'preact/hooks';
-import type { ApiClient } from '../api.ts';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { FormProblem, type ApiClient } from '../api.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { ErrorNotice, Notice } from '../components/Notice.tsx';
 import { NewKeyPanel } from '../components/NewKeyPanel.tsx';
@@ -23,6 +23,11 @@ export function KeysPage({ api }: { api: ApiClient }) {
 
   async function create(e: Event) {
     e.preventDefault();
+    // spaces alone pass the field's `required`: said here, not sent
+    if (name.trim() === '') {
+      setCreateError(new FormProblem('Give the key a name (1 to 200 characters).'));
+      return;
+    }
     setCreating(true);
     setCreateError(null);
     setRevokedNote(null);
@@ -45,6 +50,7 @@ export function KeysPage({ api }: { api: ApiClient }) {
     try {
       await api.send('POST', `/keys/${encodeURIComponent(revoking.id)}/revoke`);
       setRevokedNote(`Key “${revoking.name ?? revoking.prefix}” is revoked: calls with it are refused from now on.`);
+      refocus.current = true;
       if (created?.id === revoking.id) setCreated(null);
       setRevoking(null);
       keys.reload();
@@ -57,6 +63,16 @@ export function KeysPage({ api }: { api: ApiClient }) {
   }
 
   const list = keys.data?.keys ?? [];
+  // The dialog gives focus back to the row's Revoke button, which the reloaded list then removes:
+  // focus moves to the Active keys heading instead of falling to the page's body.
+  const refocus = useRef(false);
+  const activeHeading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (!refocus.current || keys.loading) return;
+    refocus.current = false;
+    const at = document.activeElement;
+    if (!at || at === document.body || !at.isConnected) activeHeading.current?.focus();
+  }, [keys.data, keys.loading]);
   const active = list.filter((k) => !k.revoked_at);
   const revoked = list.filter((k) => k.revoked_at);
 
@@ -76,7 +92,7 @@ export function KeysPage({ api }: { api: ApiClient }) {
             label="Key name"
             name="name"
             required
-            maxLength={100}
+            maxLength={200}
             placeholder="e.g. website-production"
             value={name}
             onValue={setName}
@@ -95,7 +111,9 @@ export function KeysPage({ api }: { api: ApiClient }) {
       <ErrorNotice error={keys.error} />
 
       <section aria-labelledby="active-keys-title">
-        <h2 id="active-keys-title">Active keys</h2>
+        <h2 id="active-keys-title" tabIndex={-1} ref={activeHeading}>
+          Active keys
+        </h2>
         {keys.loading && !keys.data ? (
           <Notice kind="info">Loading keys…</Notice>
         ) : active.length === 0 ? (
