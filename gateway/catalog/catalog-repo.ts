@@ -173,6 +173,6 @@ export class CatalogRepo {
   }
 
   listCategories(): Promise<Array<{ id: string; slug: string; name: string }>> {
-    return this.db.query('SELECT id, slug, name FROM categories ORDER BY name, slug');
+    return this.db.query('SELECT id, slug, name FROM categories ORDER BY lower(name), name, slug');
   }
 }
