@@ -21,12 +21,15 @@ export function playgroundGate(deps: { db: Queryable; limiter: Limiter }): Reque
     const headers = rateLimitHeaders(decision);
     if (!decision.allowed) {
       const code = decision.reason ?? 'rate_limited';
-      throw new ServiceError(code, code === 'quota_exceeded' ? MESSAGES.quotaExceeded : MESSAGES.rateLimited, { headers });
+      // the playground has no key: its minute window is its own, and the message says so
+      throw new ServiceError(code, code === 'quota_exceeded' ? MESSAGES.quotaExceeded : PLAYGROUND_RATE_LIMITED, { headers });
     }
     res.set(headers);
     res.locals.principal = p;
     next();
   };
 }
+
+export const PLAYGROUND_RATE_LIMITED = 'Requests per minute exceeded for the dashboard playground';
 
 export const SESSION_ENDED = 'Sign in to the dashboard: the session is missing or has ended';

@@ -206,6 +206,7 @@ describe(`dashboard API (${backendLabel()})`, function () {
       expect((await c.client.call('GET', '/v1/views')).status).to.equal(200);
       const limited = await c.client.call('GET', '/v1/makes');
       expectError(limited, 429, 'rate_limited');
+      expect(limited.body.message).to.equal('Requests per minute exceeded for the dashboard playground'); // it has no key
       expect(Number(limited.headers.get('retry-after'))).to.be.within(1, 120);
       expect((await gw.admin.usage(c.org)).requests).to.equal(2); // the refused call is not counted
       expect((await gw.getWithKey(c.key, '/v1/makes')).status).to.equal(200); // the spec's window is per key

@@ -84,7 +84,8 @@ export function SignInPage({ api, reason, signedIn, onSignedIn }: Props) {
   return (
     <div class="narrow">
       <PageHeading title="Sign in">Sign in</PageHeading>
-      {reason && linkState === 'none' && <Notice kind="info">{reason}</Notice>}
+      {/* why the last session ended, until a new attempt has its own answer (a ban says so itself) */}
+      {reason && linkState === 'none' && !error && <Notice kind="info">{reason}</Notice>}
       {linkState === 'working' && <Notice kind="info">Signing you in with your link…</Notice>}
       {error && <Notice kind="error">{error}</Notice>}
       {signedIn && linkState === 'none' && (
