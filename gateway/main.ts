@@ -34,7 +34,8 @@ async function main(): Promise<void> {
     metrics = await startMetricsServer({ registry: gw.metrics, port: config.metricsPort, host: config.metricsHost });
     logger.info({ port: metrics.port, host: config.metricsHost }, 'gateway metrics listening (GET /metrics)');
   }
-  printWelcome(gw.url.replace('127.0.0.1', 'localhost'), gw.adminToken, gw.generatedAdminToken, gw.demoKey, gw.exampleImagePath, gw.demoSignIn, adminCommand(gw.url.replace('127.0.0.1', 'localhost'), config.dataDir));
+  const url = gw.url.replace('127.0.0.1', 'localhost');
+  printWelcome(url, gw.adminToken, gw.generatedAdminToken, gw.demoKey, gw.exampleImagePath, gw.demoSignIn, adminCommand(url, config.dataDir));
 
   let stopping = false;
   const stop = async (signal: string) => {

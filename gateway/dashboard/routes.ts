@@ -62,7 +62,6 @@ export interface DashboardDeps extends DashboardOptions {
   bodyLimits: BodyLimits;
 }
 
-const body = parseBody;
 
 const linkBody = z.object({ token: z.string().min(1).max(200) });
 const passwordSignInBody = z.object({ email: z.string().trim().min(1).max(320), password: z.string().min(1).max(1024) });
@@ -124,7 +123,7 @@ function apiRoutes(deps: DashboardDeps): Router {
   api.post('/sign-in/link', async (req, res) => {
     const address = clientAddress(req);
     byAddress.check(address);
-    const { token } = body(linkBody, req.body);
+    const { token } = parseBody(linkBody, req.body);
     const memberId = await deps.signInLinks.redeem(token);
     const m = memberId ? await findMember(db, memberId) : null;
     if (!m) {
@@ -137,7 +136,7 @@ function apiRoutes(deps: DashboardDeps): Router {
 
   api.post('/sign-in/password', async (req, res) => {
     const address = clientAddress(req);
-    const { email, password } = body(passwordSignInBody, req.body);
+    const { email, password } = parseBody(passwordSignInBody, req.body);
     const emailKey = email.toLowerCase();
     byAddress.check(address);
     byEmail.check(emailKey);
@@ -192,7 +191,7 @@ function apiRoutes(deps: DashboardDeps): Router {
 
   api.put('/password', async (req: Request, res) => {
     const s = session(res);
-    const input = body(passwordBody, req.body);
+    const input = parseBody(passwordBody, req.body);
     const password = checkNewPassword(input.password);
     const m = await findMember(db, s.memberId);
     if (!m) throw new ServiceError('unauthorized', SESSION_ENDED);
@@ -217,7 +216,7 @@ function apiRoutes(deps: DashboardDeps): Router {
     res.json({ keys: await listKeys(db, deps.recorder, session(res).orgId) });
   });
   api.post('/keys', async (req, res) => {
-    res.status(201).json(await createKey(db, deps.admin, session(res).orgId, body(keyBody, req.body).name));
+    res.status(201).json(await createKey(db, deps.admin, session(res).orgId, parseBody(keyBody, req.body).name));
   });
   api.post('/keys/:id/revoke', async (req, res) => {
     res.json(await deps.admin.revokeOrganizationKey(session(res).orgId, String(req.params.id)));

@@ -23,13 +23,13 @@ const HEADER_MAX = 4096;
 /** Planes are checksummed a slice at a time, the event loop getting its turn every few ms (as levels are built: paced.ts). */
 const CRC_SLICE = 1 << 20;
 const CRC_TURN_MS = 3;
-/** A writer's temporary file older than this is left over from a process that died while writing. */
 /**
  * How often, at most, a renderer counts the directory again (before a write): where several share it,
  * each then sees the others' files and evicts the least recently used of all, so the directory holds
  * at most the budget plus what the others wrote since (docs/renderer.md, "Level files").
  */
 export const RESCAN_MS = 60_000;
+/** A writer's temporary file older than this is left over from a process that died while writing. */
 const STALE_TMP_MS = 10 * 60_000;
 const SUFFIX = '.level';
 /** Names this code writes (fileName, and its temporary files): nothing else in the directory is touched. */

@@ -32,7 +32,6 @@ function requireAdmin(token: string, throttles: FailureThrottle[]): RequestHandl
   };
 }
 
-const body = parseBody;
 
 const orgBody = z.object({ name: z.string().trim().min(1).max(200) });
 const contractBody = z.object({
@@ -89,7 +88,7 @@ export function adminRoutes(deps: {
     res.json({ organizations: await admin.listOrganizations() });
   });
   r.post('/organizations', async (req, res) => {
-    res.status(201).json(await admin.createOrganization(body(orgBody, req.body).name));
+    res.status(201).json(await admin.createOrganization(parseBody(orgBody, req.body).name));
   });
   r.get('/organizations/:org', async (req, res) => {
     res.json(await admin.getOrganization(param(req.params.org)));
@@ -100,16 +99,16 @@ export function adminRoutes(deps: {
     res.json(c);
   });
   r.put('/organizations/:org/contract', async (req, res) => {
-    res.json(await admin.putContract(param(req.params.org), body(contractBody, req.body)));
+    res.json(await admin.putContract(param(req.params.org), parseBody(contractBody, req.body)));
   });
   r.post('/organizations/:org/keys', async (req, res) => {
-    res.status(201).json(await admin.createKey(param(req.params.org), body(keyBody, req.body).name ?? null));
+    res.status(201).json(await admin.createKey(param(req.params.org), parseBody(keyBody, req.body).name ?? null));
   });
   r.post('/keys/:id/revoke', async (req, res) => {
     res.json(await admin.revokeKey(param(req.params.id)));
   });
   r.post('/organizations/:org/members', async (req, res) => {
-    res.status(201).json(await admin.addMember(param(req.params.org), body(memberBody, req.body).email));
+    res.status(201).json(await admin.addMember(param(req.params.org), parseBody(memberBody, req.body).email));
   });
   r.post('/members/:id/ban', async (req, res) => {
     res.json(await admin.setBanned(param(req.params.id), true));
@@ -127,10 +126,10 @@ export function adminRoutes(deps: {
     res.json(await admin.usage(param(req.params.org)));
   });
   r.patch('/vehicles/:id', async (req, res) => {
-    res.json(await admin.setVehiclePublished(param(req.params.id), body(publishBody, req.body).published));
+    res.json(await admin.setVehiclePublished(param(req.params.id), parseBody(publishBody, req.body).published));
   });
   r.patch('/vehicles/:id/views/:view', async (req, res) => {
-    res.json(await admin.setViewPublished(param(req.params.id), param(req.params.view), body(publishBody, req.body).published));
+    res.json(await admin.setViewPublished(param(req.params.id), param(req.params.view), parseBody(publishBody, req.body).published));
   });
   r.post('/catalog/import', async (req, res) => {
     try {
