@@ -25,7 +25,7 @@
  * random sets, views, widths, colours, formats, shadow and plates; prints its RSS at start, end and peak
  * against the cache budget (docs/renderer.md, "Memory").
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
@@ -458,6 +458,23 @@ async function coldRenders() {
   await fsp.rm(dir, { recursive: true, force: true });
 }
 
+/**
+ * A renderer process as it runs (renderer/main.ts under tsx; cpu backend, gRPC and metrics on
+ * loopback port 0 unless `env` says otherwise), once it has said it is ready over IPC.
+ */
+async function spawnRenderer(env: Record<string, string>): Promise<{ child: ChildProcess; port: number; metricsPort: number }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'renderer', 'main.ts')], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1', RENDER_BACKEND: 'cpu', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const { port, metricsPort } = await new Promise<{ port: number; metricsPort: number }>((resolve, reject) => {
+    child.on('message', (m: { type?: string; port?: number; metricsPort?: number }) => m.type === 'ready' && resolve({ port: m.port!, metricsPort: m.metricsPort! }));
+    child.on('exit', (code) => reject(new Error(`renderer exited (${code})`)));
+  });
+  return { child, port, metricsPort };
+}
+
 /** Four first renders after a start: sets, views, widths and formats a new renderer has not rendered yet. */
 const FIRST_CASES: [string, ViewId, number, ImageFormat][] = [
   ['sedan-a', 'front_left', 400, 'webp'],
@@ -469,24 +486,11 @@ const FIRST_CASES: [string, ViewId, number, ImageFormat][] = [
 /** One renderer process: ms from spawn to ready, then each FIRST_CASES render's ms (new colour, shadow and plate). */
 async function firstRound(levelDir: string, warmUp: boolean): Promise<{ ready: number; renders: number[] }> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'renderer', 'main.ts')], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      RENDERER_PORT: '0',
-      RENDERER_HOST: '127.0.0.1',
-      RENDERER_METRICS_PORT: 'off',
-      RENDER_BACKEND: 'cpu',
-      RENDER_CACHE_MB: '1024',
-      LEVEL_CACHE_DIR: levelDir,
-      RENDER_WARMUP: String(warmUp),
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.on('message', (m: { type?: string; port?: number }) => m.type === 'ready' && resolve(m.port!));
-    child.on('exit', (code) => reject(new Error(`renderer exited (${code})`)));
+  const { child, port } = await spawnRenderer({
+    RENDERER_METRICS_PORT: 'off',
+    RENDER_CACHE_MB: '1024',
+    LEVEL_CACHE_DIR: levelDir,
+    RENDER_WARMUP: String(warmUp),
   });
   const ready = performance.now() - t0;
   const client = createRendererClient({ addresses: `127.0.0.1:${port}` });
@@ -542,27 +546,14 @@ async function soak(seconds: number, cacheMb: number) {
     .readdirSync(assetsDir, { withFileTypes: true })
     .filter((d) => d.isDirectory() && fs.existsSync(path.join(assetsDir, d.name, 'set.json')))
     .map((d) => d.name);
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'renderer', 'main.ts')], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      RENDERER_PORT: '0',
-      RENDERER_HOST: '127.0.0.1',
-      RENDERER_METRICS_PORT: '0',
-      RENDERER_METRICS_HOST: '127.0.0.1',
-      RENDER_BACKEND: 'cpu',
-      RENDER_CACHE_MB: String(cacheMb),
-      LOG_LEVEL: 'warn',
-      ...(process.env.RENDER_WORKERS ? { RENDER_WORKERS: process.env.RENDER_WORKERS } : {}),
-      ...(process.env.MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX } : {}),
-      // the soak with level files: LEVEL_CACHE_DIR=… npm run bench:render -- --soak 60
-      ...(process.env.LEVEL_CACHE_DIR ? { LEVEL_CACHE_DIR: process.env.LEVEL_CACHE_DIR } : {}),
-    },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const { port, metricsPort } = await new Promise<{ port: number; metricsPort: number }>((resolve, reject) => {
-    child.on('message', (m: { type?: string; port?: number; metricsPort?: number }) => m.type === 'ready' && resolve({ port: m.port!, metricsPort: m.metricsPort! }));
-    child.on('exit', (code) => reject(new Error(`renderer exited (${code})`)));
+  const { child, port, metricsPort } = await spawnRenderer({
+    RENDERER_METRICS_PORT: '0',
+    RENDERER_METRICS_HOST: '127.0.0.1',
+    RENDER_CACHE_MB: String(cacheMb),
+    ...(process.env.RENDER_WORKERS ? { RENDER_WORKERS: process.env.RENDER_WORKERS } : {}),
+    ...(process.env.MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX } : {}),
+    // the soak with level files: LEVEL_CACHE_DIR=… npm run bench:render -- --soak 60
+    ...(process.env.LEVEL_CACHE_DIR ? { LEVEL_CACHE_DIR: process.env.LEVEL_CACHE_DIR } : {}),
   });
   /** Where the memory is, from the renderer's own /metrics: its caches, V8's heap, external and array buffers. */
   const breakdown = async () => {
