@@ -8,7 +8,10 @@ import { ServiceError } from '../../shared/errors.ts';
 import { WIDTH_MIN } from '../../shared/render-options.ts';
 import type { ViewId } from '../../shared/views.ts';
 import { AssetSetError, SET_ID_RE, layerPath, readSetMeta, type AssetSetMeta, type ViewMeta } from './set-format.ts';
-import { decodeLayerFiles, halveLayers, levelSize, twoThirdsLayers, withLevelTables, type LayerFiles, type Layers } from './layers.ts';
+import { decodeLayerFiles, type LayerFiles } from './decode-layers.ts';
+import type { Layers } from './layers.ts';
+import { withLevelTables } from './level-tables.ts';
+import { halveLayers, levelSize, twoThirdsLayers } from './reduce-layers.ts';
 import type { LevelFileSpec, LevelFiles } from './level-files.ts';
 import { runPaced } from './paced.ts';
 import { SharedMemoryReclaimer } from '../cache/reclaim.ts';
@@ -182,7 +185,7 @@ export class AssetStore {
   }
 
   /**
-   * The level's tables (layers.ts `withLevelTables`: its edge list, fully painted runs and palette), built after the
+   * The level's tables (level-tables.ts `withLevelTables`: its edge list, fully painted runs and palette), built after the
    * level is cached, paced on this thread, so a cold render never waits for them (renders meanwhile
    * compute those pixels from the planes, to the same bytes); then the cache counts the arena's growth
    * (the new Layers object replaces the old without disposing it).

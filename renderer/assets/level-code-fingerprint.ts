@@ -1,7 +1,10 @@
 import crypto from 'node:crypto';
 import sharp from 'sharp';
 import { LIGHT8_TO_LINEAR } from './light-encoding.ts';
-import { decodeLayerFiles, makeLayers, reduceLayers, sharedU16, sharedU8, type Layers } from './layers.ts';
+import { sharedU16, sharedU8 } from './arena.ts';
+import { decodeLayerFiles } from './decode-layers.ts';
+import { makeLayers, type Layers } from './layers.ts';
+import { reduceLayers } from './reduce-layers.ts';
 
 /**
  * What the code that makes levels does, as a digest: a small pseudo-random view (every plane, shadow

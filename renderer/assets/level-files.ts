@@ -5,7 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import type { Logger } from '../../shared/logger.ts';
-import { allocPlanes, layersOfPlanes, type LevelGeometry, type Layers, type PlaneSet, type Planes } from './layers.ts';
+import { allocPlanes, type Planes } from './arena.ts';
+import { layersOfPlanes, type Layers, type PlaneSet } from './layers.ts';
+import type { LevelGeometry } from './reduce-layers.ts';
 import { levelCodeFingerprint } from './level-code-fingerprint.ts';
 
 /**

@@ -4,7 +4,8 @@ import { CpuCompositor, kernelInput } from '../../renderer/backends/cpu/cpu-back
 import { compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
 import { runPipeline, STEPS } from '../../renderer/pipeline/pipeline.ts';
 import type { RenderContext, Step } from '../../renderer/pipeline/context.ts';
-import { allocPlanes, makeLayers, type Layers } from '../../renderer/assets/layers.ts';
+import { allocPlanes } from '../../renderer/assets/arena.ts';
+import { makeLayers, type Layers } from '../../renderer/assets/layers.ts';
 import { TEST_SET, TEST_SET8, compositeJob, expectKernelMatch, quietLogger, testAssets } from './helpers.ts';
 
 /**
@@ -142,7 +143,7 @@ function expectPaletteOf(l: Layers): void {
   expect(used).to.be.at.most(k / 2);
 }
 
-/** The level palette (layers.ts LevelPalette): fully painted pixels' colours computed once per distinct lighting. */
+/** The level palette (level-tables.ts LevelPalette): fully painted pixels' colours computed once per distinct lighting. */
 describe('cpu backend, level palettes', function () {
   this.timeout(60_000);
 

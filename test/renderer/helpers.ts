@@ -22,7 +22,7 @@ export const TEST_WIDTH = 480;
 
 let assetsDir: Promise<string> | null = null;
 
-/** A set of 8-bit light layers, as the studio baker writes them: its full-size levels repeat lightings enough to get a palette (layers.ts LevelPalette). */
+/** A set of 8-bit light layers, as the studio baker writes them: its full-size levels repeat lightings enough to get a palette (level-tables.ts LevelPalette). */
 export const TEST_SET8 = 'testset8';
 
 /** A temporary ASSETS_DIR with a 480 px synthetic set (16-bit light layers), the same with 8-bit light layers (three views) and a two-view set without coverage. Built once per run. */

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { linearToSrgb, hexToLinear } from '../../renderer/color/srgb.ts';
 import { AssetStore } from '../../renderer/assets/asset-store.ts';
-import { makeLayers, sharedU16, sharedU8 } from '../../renderer/assets/layers.ts';
+import { sharedU16, sharedU8 } from '../../renderer/assets/arena.ts';
+import { makeLayers } from '../../renderer/assets/layers.ts';
 import { CpuCompositor, kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { compositeKernel, compositeRows } from '../../renderer/backends/cpu/kernel.ts';
 import { SHADED, encodeSrgb8, encodeTables } from '../../renderer/color/srgb8.ts';

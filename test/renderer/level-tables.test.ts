@@ -3,7 +3,8 @@ import { AssetStore } from '../../renderer/assets/asset-store.ts';
 import { CpuCompositor, kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
 import type { CompositeJob } from '../../renderer/backends/backend.ts';
-import { EDGE_BLOCK_BYTES, allocPlanes, makeLayers, type Layers } from '../../renderer/assets/layers.ts';
+import { EDGE_BLOCK_BYTES, allocPlanes } from '../../renderer/assets/arena.ts';
+import { makeLayers, type Layers } from '../../renderer/assets/layers.ts';
 import { SRGB8_TO_LINEAR } from '../../renderer/color/srgb.ts';
 import { encodeSrgb8 } from '../../renderer/color/srgb8.ts';
 import { TEST_SET8, compositeJob, expectKernelMatch, quietLogger, testAssets } from './helpers.ts';
@@ -80,7 +81,7 @@ function job(layers: Layers, color: [number, number, number], shadow: boolean): 
 }
 
 /**
- * The level's tables (layers.ts withLevelTables): the edge list (LevelEdges), from which a render
+ * The level's tables (level-tables.ts withLevelTables): the edge list (LevelEdges), from which a render
  * reads the partly painted pixels' inputs in order instead of from four scattered planes, and the
  * fully painted runs (FullRuns), with which it no longer walks the paint plane; the same bytes as
  * without them.

@@ -1,5 +1,5 @@
 /**
- * The pre-scaled levels (renderer/assets/layers.ts reduceLayers, asset-store.ts levelLadder/levelFor):
+ * The pre-scaled levels (renderer/assets/reduce-layers.ts reduceLayers, asset-store.ts levelLadder/levelFor):
  * exact area averages on synthetic layers, the ladder of a 2400 px view, and real renders of a
  * committed set at level widths — no resize, close to the full-size render resized, and no halo.
  */
@@ -7,7 +7,9 @@ import { expect } from 'chai';
 import path from 'node:path';
 import sharp from 'sharp';
 import { AssetStore, levelLadder, outputHeight } from '../../renderer/assets/asset-store.ts';
-import { makeLayers, reduceLayers, reduceLayersPaced, sharedU16, sharedU8, type Layers } from '../../renderer/assets/layers.ts';
+import { sharedU16, sharedU8 } from '../../renderer/assets/arena.ts';
+import { makeLayers, type Layers } from '../../renderer/assets/layers.ts';
+import { reduceLayers, reduceLayersPaced } from '../../renderer/assets/reduce-layers.ts';
 import { CpuCompositor } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { ciede2000, srgb8ToLab } from '../../renderer/color/ciede2000.ts';
 import { LINEAR_LUT_SIZE, LINEAR_TO_SRGB8, SRGB8_TO_LINEAR } from '../../renderer/color/srgb.ts';

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ARENA_HEADER_BYTES, ARENA_SLOTS, allocPlanes, makeLayers } from '../../renderer/assets/layers.ts';
+import { ARENA_HEADER_BYTES, ARENA_SLOTS, allocPlanes } from '../../renderer/assets/arena.ts';
+import { makeLayers } from '../../renderer/assets/layers.ts';
 import { kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { KERNEL_WASM_URL, WasmKernel } from '../../renderer/backends/cpu/wasm-kernel.ts';
 

@@ -17,7 +17,8 @@ import sharp from 'sharp';
 import { NAMED_COLORS } from '../../shared/colors.ts';
 import type { ViewId } from '../../shared/views.ts';
 import { referenceRegion } from '../../renderer/assets/calibrate.ts';
-import { decodeLayerFiles, type Layers } from '../../renderer/assets/layers.ts';
+import { decodeLayerFiles } from '../../renderer/assets/decode-layers.ts';
+import type { Layers } from '../../renderer/assets/layers.ts';
 import {
   domainOpening,
   fitBackdrop,

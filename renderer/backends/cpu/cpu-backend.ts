@@ -3,7 +3,7 @@ import type { Logger } from '../../../shared/logger.ts';
 import type { CompositeJob, Compositor, RgbImage } from '../backend.ts';
 import type { PlateTexture } from '../../plate/plate-raster.ts';
 import { SharedMemoryReclaimer } from '../../cache/reclaim.ts';
-import { ARENA_SLOTS } from '../../assets/layers.ts';
+import { ARENA_SLOTS } from '../../assets/arena.ts';
 import { BufferPool } from './buffer-pool.ts';
 import { PrimedOutputs, type Taken } from './primed-outputs.ts';
 import { plateOverlay } from './plate-overlay.ts';
@@ -20,7 +20,7 @@ export const OUTPUT_POOL_BYTES = 48 * 1024 * 1024;
 interface Slot {
   worker: Worker;
   busy: boolean;
-  /** The worker's scratch row in the layers' arenas (layers.ts ARENA_SLOTS; 0 is the main thread's). */
+  /** The worker's scratch row in the layers' arenas (arena.ts ARENA_SLOTS; 0 is the main thread's). */
   index: number;
 }
 interface Pending {

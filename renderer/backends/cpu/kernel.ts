@@ -1,6 +1,8 @@
 import { LUMA, SRGB8_TO_LINEAR } from '../../color/srgb.ts';
 import { PLATE_WHITE_LINEAR, SHOULDER_KNEE } from '../backend.ts';
-import type { ActiveRuns, FullRuns, LayerArena, LevelEdges, PlaneSet } from '../../assets/layers.ts';
+import type { LayerArena } from '../../assets/arena.ts';
+import type { FullRuns, LevelEdges } from '../../assets/level-tables.ts';
+import type { ActiveRuns, PlaneSet } from '../../assets/layers.ts';
 import { SHADED, encodeSrgb8 } from '../../color/srgb8.ts';
 
 /** The layers' planes; `shadow` and `coverage` null where the render does not use them. */
@@ -15,7 +17,7 @@ export interface KernelInput extends PlaneSet {
    * none made): rows start as the base, and `runs` must cover the shadow too (layers.ts makeLayers).
    */
   shadowedBase: Uint8Array | null;
-  /** The shared WebAssembly memory the planes are views of (layers.ts `allocPlanes`): the wasm kernel reads them in place. */
+  /** The shared WebAssembly memory the planes are views of (arena.ts `allocPlanes`): the wasm kernel reads them in place. */
   arena?: LayerArena | null;
   color: [number, number, number];
   neutral: [number, number, number];
@@ -49,12 +51,12 @@ export interface KernelInput extends PlaneSet {
    */
   paletteAt?: number;
   /**
-   * The level's edge list (layers.ts LevelEdges) as it stood when the composite started (so every
+   * The level's edge list (level-tables.ts LevelEdges) as it stood when the composite started (so every
    * band agrees): the wasm kernel takes partly painted pixels' inputs from it, opaque rows only.
    * null or absent: from the planes.
    */
   edges?: LevelEdges | null;
-  /** The level's fully painted runs (layers.ts FullRuns), taken like `edges`; used only with them. */
+  /** The level's fully painted runs (level-tables.ts FullRuns), taken like `edges`; used only with them. */
   fullRuns?: FullRuns | null;
   /**
    * Opaque rows only: `out` already holds this render's start picture (the base, or the shadowed base

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { SRGB8_TO_LINEAR } from '../../color/srgb.ts';
-import { ARENA_HEADER_BYTES, ARENA_SLOTS, type LayerArena } from '../../assets/layers.ts';
+import { ARENA_HEADER_BYTES, ARENA_SLOTS, type LayerArena } from '../../assets/arena.ts';
 import { generalRow, overlayRow, restoreBox, transparentRange, type KernelInput } from './kernel.ts';
 import { SHADED, encodeTables } from '../../color/srgb8.ts';
 
@@ -60,7 +60,7 @@ const ARENA_INSTANCES = 4;
  * The cpu backend's kernel: ./kernel.ts `compositeRows` with the opaque rows' runs (the hot part:
  * paint and shadow on the studio backdrop) computed by WebAssembly.
  *
- * Layers made by the asset store have their planes in one shared WebAssembly memory (layers.ts
+ * Layers made by the asset store have their planes in one shared WebAssembly memory (arena.ts
  * `allocPlanes`); the module is instantiated on that memory (once per arena per thread, a few
  * kept) and reads the planes in place. An output picture that is the arena's own (LayerArena.output,
  * `outInArena`) is written in place too; any other gets each span written into this thread's scratch
@@ -95,7 +95,7 @@ export class WasmKernel {
     // grows as wide pictures need (the module declares at most 65536 pages)
     this.own = this.instantiate(new WebAssembly.Memory({ initial: ARENA_HEADER_BYTES / 65536, maximum: 65536, shared: true }), 0, '');
     if (this.own.x.HEADER.value !== ARENA_HEADER_BYTES) {
-      throw new Error(`cpu kernel (wasm) reserves ${this.own.x.HEADER.value} bytes, layers.ts ARENA_HEADER_BYTES is ${ARENA_HEADER_BYTES}`);
+      throw new Error(`cpu kernel (wasm) reserves ${this.own.x.HEADER.value} bytes, arena.ts ARENA_HEADER_BYTES is ${ARENA_HEADER_BYTES}`);
     }
     this.scratch = this.own.x.SCRATCH.value;
     this.ensure(4096);
@@ -163,7 +163,7 @@ export class WasmKernel {
   }
 
   /**
-   * This render's colour of each entry of its level's palette (layers.ts LevelPalette) into
+   * This render's colour of each entry of its level's palette (level-tables.ts LevelPalette) into
    * `slot` (one of its `colours`, which the caller holds until the composite is done), and the
    * input marked to use it (`paletteAt`). False, and nothing done, where the input has no palette.
    */

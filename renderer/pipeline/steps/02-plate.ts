@@ -1,6 +1,6 @@
 import { invert3, squareToQuad, type Pt } from '../../plate/homography.ts';
 import { plateTexture } from '../../plate/plate-raster.ts';
-import { levelGeometry } from '../../assets/layers.ts';
+import { levelGeometry } from '../../assets/reduce-layers.ts';
 import type { Step } from '../context.ts';
 
 /** Plate raster at about 1.5× the quad's longest edge, and the homography that places it. */

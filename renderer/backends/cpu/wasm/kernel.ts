@@ -11,7 +11,7 @@
 // Memory (imported, shared: asconfig.json): [0, THR32 + 1 KB) and [LO16, HEADER) the tables, written by wasm-kernel.ts at
 // instantiation; the module has no data segments and no shadow stack, and its static data (none
 // today) would start at asconfig's memoryBase, inside the header. [0, HEADER) is reserved in every
-// memory this kernel runs on: a layers arena (../../../assets/layers.ts `allocPlanes`: the planes
+// memory this kernel runs on: a layers arena (../../../assets/arena.ts `allocPlanes`: the planes
 // at offsets past the header, the kernel reads them in place) or wasm-kernel.ts's own scratch memory
 // (spans copied in, for inputs that are not in an arena).
 
@@ -30,7 +30,7 @@ export const THR32: usize = SHADED + 65536;
  * (the four-lane path's encode: one lookup, a comparison only in those 255 buckets).
  */
 export const LO16: usize = 131072;
-/** Bytes reserved at the start of every memory (layers.ts ARENA_HEADER_BYTES must equal it; checked at load). */
+/** Bytes reserved at the start of every memory (arena.ts ARENA_HEADER_BYTES must equal it; checked at load). */
 export const HEADER: usize = 262144;
 /** Where wasm-kernel.ts's own memory has its scratch (spans copied in): past the tables. */
 export const SCRATCH: usize = HEADER;
@@ -252,7 +252,7 @@ let ur: f64 = 0, ug: f64 = 0, ub: f64 = 0;
 }
 
 /**
- * A level's edge list (layers.ts `LevelEdges`) is in blocks of four entries, EDGE_BLOCK bytes each:
+ * A level's edge list (level-tables.ts `LevelEdges`) is in blocks of four entries, EDGE_BLOCK bytes each:
  * eight fields of four lanes (16 bytes) one after the other: the pixels (u32), then their inputs in
  * single precision as `edgeInputs` computes them from the planes (f32): diffuse, specular, paint
  * coverage, the base's linear R, G, B, and the shadow's factor (1 where none). One block is one
@@ -264,7 +264,7 @@ const EDGE_BLOCK: usize = 128;
 // a partly painted pixel's inputs, in these globals (edgeInputs, or an edge list entry)
 let eD: f32 = 0, eS: f32 = 0, eM: f32 = 0, eR: f32 = 0, eG: f32 = 0, eB: f32 = 0, eSh: f32 = 1;
 
-/** Pixel `i`'s edge inputs from the planes, as layers.ts `levelEdges` stores them (the same f32 values: see there). */
+/** Pixel `i`'s edge inputs from the planes, as level-tables.ts `levelEdges` stores them (the same f32 values: see there). */
 // @ts-ignore: decorator
 @inline function edgeInputs(i: usize, m8: u32, ps: usize, pd: usize, pq: usize, bi: usize): void {
   eD = <f32>load<u16>(pd + (i << 1)) * <f32>INV16;
@@ -368,7 +368,7 @@ let eD: f32 = 0, eS: f32 = 0, eM: f32 = 0, eR: f32 = 0, eG: f32 = 0, eB: f32 = 0
 /**
  * The fully painted colour of `n` (a multiple of 4) lightings, diffuse and specular (u16) at `pd`,
  * `pq`: RGB (3 bytes each) at `out`, as `paintedQuad` computes them without shadow, so a pixel given
- * its lighting's colour gets the bytes it would have got (layers.ts `LevelPalette`).
+ * its lighting's colour gets the bytes it would have got (level-tables.ts `LevelPalette`).
  */
 export function paletteColours(n: i32, pd: usize, pq: usize, out: usize): void {
   for (let i = 0; i < n; i += 4) paintedQuad(<usize>i, 0, pd, pq, out + <usize>i * 3);
@@ -424,10 +424,10 @@ export function paletteColours(n: i32, pd: usize, pq: usize, out: usize): void {
  * already applied (layers.ts `shadowedBase`), so unpainted pixels are done; 0: the start is the base.
  * `pal` (0: none): the level's palette colours (`paletteColours`), and at `pi` the palette index (u32)
  * of each fully painted pixel of the span in order: such a pixel without shadow takes its colour from
- * there instead of computing it. `ed` (0: none): the level's edge list (layers.ts LevelEdges), the
+ * there instead of computing it. `ed` (0: none): the level's edge list (level-tables.ts LevelEdges), the
  * span's row's blocks [e0, e1), the span starting at the level's pixel `i0`: its partly painted pixels
  * are written from there after the rest (the same bytes as from the planes). `fr` (0: none; only with
- * `ed`, and never with `preShadowed` 0 and a shadow): the level's fully painted runs (layers.ts
+ * `ed`, and never with `preShadowed` 0 and a shadow): the level's fully painted runs (level-tables.ts
  * FullRuns), the row's [r0, r1): the span is not walked pixel by pixel; those runs are written, then
  * the edge list's pixels, and nothing else in the span changes (its other pixels are the start's).
  * ../kernel.ts `opaqueRows`, pixel for pixel, without the plate.

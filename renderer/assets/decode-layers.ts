@@ -1,0 +1,72 @@
+import sharp from 'sharp';
+import { allocPlanes } from './arena.ts';
+import { LIGHT8_TO_LINEAR } from './light-encoding.ts';
+import { copySliced, layersOf, lookUpRange, SLICE_PIXELS, type Layers } from './layers.ts';
+import { runPaced, type Sliced } from './paced.ts';
+
+export interface LayerFiles {
+  base: string;
+  paint: string;
+  diffuse: string;
+  specular: string;
+  shadow: string | null;
+  coverage: string | null;
+}
+
+/** Decodes a view's files once, at full size. */
+export async function decodeLayerFiles(
+  key: string,
+  files: LayerFiles,
+  lightDepth: { diffuse: 8 | 16; specular: 8 | 16 },
+  width: number,
+  height: number,
+  opts: { shadowedBase?: boolean } = {},
+): Promise<Layers> {
+  const rgb = (f: string) => sharp(f).removeAlpha().toColourspace('srgb').raw().toBuffer();
+  const grey8 = (f: string) => sharp(f).toColourspace('b-w').raw().toBuffer();
+  // 16-bit light layers as decoded; 8-bit ones hold linear light through the sRGB curve (docs/asset-format.md)
+  const light = async (f: string, depth: 8 | 16): Promise<{ depth: 8 | 16; buf: Buffer }> =>
+    depth === 16 ? { depth, buf: await sharp(f).toColourspace('grey16').raw({ depth: 'ushort' }).toBuffer() } : { depth, buf: await grey8(f) };
+  const [b, p, d, s, sh, cv] = await Promise.all([
+    rgb(files.base),
+    grey8(files.paint),
+    light(files.diffuse, lightDepth.diffuse),
+    light(files.specular, lightDepth.specular),
+    files.shadow ? grey8(files.shadow) : Promise.resolve(null),
+    files.coverage ? grey8(files.coverage) : Promise.resolve(null),
+  ]);
+  const px = width * height;
+  const lightPx = (l: { depth: 8 | 16; buf: Buffer }) => (l.depth === 16 ? l.buf.length / 2 : l.buf.length);
+  if (
+    b.length !== px * 3 ||
+    p.length !== px ||
+    lightPx(d) !== px ||
+    lightPx(s) !== px ||
+    (sh && sh.length !== px) ||
+    (cv && cv.length !== px)
+  ) {
+    throw new Error(`${key}: decoded layer sizes do not match ${width}x${height}`);
+  }
+  const planes = allocPlanes(key, width, height, { shadow: sh !== null, coverage: cv !== null, shadowedBase: opts.shadowedBase, output: opts.shadowedBase !== false });
+  const { base, paint, diffuse, specular, shadow, shadowedBase, coverage, arena } = planes;
+  // paced (paced.ts): the renderer decodes on its main thread, which serves gRPC meanwhile
+  return runPaced(
+    (function* (): Sliced<Layers> {
+      yield* copySliced(base, b);
+      yield* copySliced(paint, p);
+      if (shadow && sh) yield* copySliced(shadow, sh);
+      if (coverage && cv) yield* copySliced(coverage, cv);
+      const lut = new Uint16Array(256);
+      for (let i = 0; i < 256; i++) lut[i] = Math.round(LIGHT8_TO_LINEAR[i]! * 65535);
+      for (const [l, out] of [[d, diffuse], [s, specular]] as const) {
+        if (l.depth === 16) yield* copySliced(out, new Uint16Array(l.buf.buffer, l.buf.byteOffset, px));
+        else
+          for (let i = 0; i < px; i += SLICE_PIXELS) {
+            lookUpRange(out, l.buf, lut, i, Math.min(px, i + SLICE_PIXELS));
+            yield;
+          }
+      }
+      return yield* layersOf(key, { width, height, base, paint, diffuse, specular, shadow, shadowedBase, coverage, arena }, opts);
+    })(),
+  );
+}

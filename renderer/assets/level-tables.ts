@@ -1,0 +1,387 @@
+import { SRGB8_TO_LINEAR } from '../color/srgb.ts';
+import { EDGE_BLOCK_BYTES, EDGES_MAX_SHARE, FULL_RUNS_MAX_SHARE, PALETTE_COLOUR_SLOTS, PALETTE_MAX_SHARE, WASM_PAGE, edgesBytes, fullRunsBytes, paletteBytes, type LayerArena } from './arena.ts';
+import type { ActiveRuns, Layers } from './layers.ts';
+import type { Sliced } from './paced.ts';
+
+// A level's tables (edge list, fully painted runs, palette), built after the level, paced, into its
+// arena: what lets the cpu kernel skip walking the planes (docs/performance-renderer.md).
+
+/**
+ * A level's partly painted pixels (0 < paint < 255: the paint's edge, panel gaps, trim) with their
+ * inputs ready in single precision, in the level's arena: the kernel reads them in order, four at a
+ * time (wasm/kernel.ts `edgeQuad`), where it would otherwise fetch each from four scattered planes
+ * and compute it alone (about 45 ns a pixel on the development machine, a quarter of a baked 2400 px
+ * composite; docs/performance-renderer.md). The values are exactly those the kernel computes from
+ * the planes (`edgeInputs`), so a render gives the same bytes with or without the list.
+ */
+export interface LevelEdges {
+  /** Partly painted pixels (in the runs). */
+  count: number;
+  /**
+   * The list's offset in the arena: blocks of four entries, EDGE_BLOCK_BYTES each (wasm/kernel.ts
+   * EDGE_BLOCK: eight fields of four lanes); a row's last block is filled up with its last pixel
+   * again (computed twice, to the same bytes).
+   */
+  at: number;
+  /** Row y's blocks are [rowStart[y], rowStart[y + 1]) (height + 1 entries). */
+  rowStart: Int32Array;
+}
+
+/**
+ * A level's runs of fully painted pixels (paint 255), in its arena: with its edge list, everything a
+ * render changes in the runs of the layers (with the shadowed base as the start), so the kernel writes
+ * these runs and the edge list's pixels and never walks the paint plane (wasm/kernel.ts `paintedRun`).
+ */
+export interface FullRuns {
+  /** Runs. */
+  count: number;
+  /** The runs' offset in the arena: a pair of u32 each, the first pixel, and the length with bit 31 set where any of its pixels has shadow. */
+  at: number;
+  /** Row y's runs are [rowStart[y], rowStart[y + 1]) (height + 1 entries). */
+  rowStart: Int32Array;
+}
+
+/**
+ * The distinct lightings (diffuse, specular) of a level's fully painted pixels and each such pixel's
+ * entry, in the level's arena: a render computes each lighting's colour once (wasm/kernel.ts
+ * `paletteColours`, into one of its `colours` slots) and the kernel gives each
+ * fully painted pixel its entry's colour instead of computing it per pixel. A level baked with 8-bit
+ * light repeats its lightings a lot (98 % of a 2400 px baked sedan's painted pixels), a resized or
+ * 16-bit one less (about 60 %), so a level only gets one where at most half its painted pixels'
+ * lightings are distinct (PALETTE_MAX_SHARE).
+ */
+export interface LevelPalette {
+  /** Entries: a multiple of 4, the last few padded with zero lighting. */
+  size: number;
+  diffuse: Uint16Array;
+  specular: Uint16Array;
+  /** The entry of each fully painted pixel (paint 255), in raster order. */
+  index: Uint32Array;
+  /** Row y's fully painted pixels are index[rowStart[y]] onwards (height + 1 entries). */
+  rowStart: Int32Array;
+  /**
+   * PALETTE_COLOUR_SLOTS renders' colours at once: 3 bytes an entry each, and 4 more so that the
+   * last can be read as a u32. A composite holds one from its start to its end (cpu-backend.ts).
+   */
+  colours: Uint8Array[];
+}
+
+/** Fully painted pixels (paint 255) of a level: all inside its runs (activeRuns), so only those are visited. */
+function paintedInRuns(width: number, height: number, paint: Uint8Array, runs: ActiveRuns): number {
+  const { rowStart: rs, xs } = runs;
+  let painted = 0;
+  for (let y = 0; y < height; y++) {
+    for (let r = rs[y]!; r < rs[y + 1]!; r++) {
+      for (let i = y * width + xs[2 * r]!, end = y * width + xs[2 * r + 1]!; i < end; i++) if (paint[i] === 255) painted++;
+    }
+  }
+  return painted;
+}
+
+/**
+ * levelPalette's work, a slice of rows at a time. Open addressing on the lighting (diffuse << 16 | specular as an int32),
+ * the table at most half full and doubled as it fills, so that a baked level's few thousand lightings
+ * stay in a small, cache-resident table; slots hold entry + 1 (0: empty).
+ */
+class PaletteBuilder {
+  d: Uint16Array;
+  sp: Uint16Array;
+  entries = 0;
+  private k = 0;
+  private bits = 12;
+  private keys = new Int32Array(1 << 12);
+  private slots = new Int32Array(1 << 12);
+  private lastKey = -1;
+  private lastE = -1;
+
+  constructor(
+    private readonly width: number,
+    private readonly height: number,
+    private readonly most: number,
+    private readonly paint: Uint8Array,
+    private readonly diffuse: Uint16Array,
+    private readonly specular: Uint16Array,
+    private readonly runs: ActiveRuns,
+    /** Where each fully painted pixel's entry goes (the arena's), and each row's first. */
+    private readonly index: Uint32Array,
+    private readonly rowStart: Int32Array,
+  ) {
+    this.d = new Uint16Array(1024);
+    this.sp = new Uint16Array(1024);
+  }
+
+  /** Rows [y0, y1); false once the distinct lightings pass `most`. */
+  rows(y0: number, y1: number): boolean {
+    const { width, paint, diffuse, specular, index, most } = this;
+    const { rowStart: rs, xs } = this.runs;
+    let { k, entries, lastKey, lastE, keys, slots } = this;
+    let shift = 32 - this.bits;
+    let mask = (1 << this.bits) - 1;
+    for (let y = y0; y < y1; y++) {
+      this.rowStart[y] = k;
+      for (let r = rs[y]!; r < rs[y + 1]!; r++) {
+        for (let i = y * width + xs[2 * r]!, end = y * width + xs[2 * r + 1]!; i < end; i++) {
+          if (paint[i] !== 255) continue;
+          const key = (diffuse[i]! << 16) | specular[i]!;
+          // neighbours often share a lighting: the last one found first (none yet: lastE < 0, as
+          // every int32 is some lighting's key)
+          if (key !== lastKey || lastE < 0) {
+            let h = Math.imul(key, 0x9e3779b1) >>> shift;
+            let e = slots[h]!;
+            while (e !== 0 && keys[h] !== key) {
+              h = (h + 1) & mask;
+              e = slots[h]!;
+            }
+            if (e === 0) {
+              if (entries === most) return false;
+              e = ++entries;
+              keys[h] = key;
+              slots[h] = e;
+              if (entries > this.d.length) this.growEntries();
+              this.d[e - 1] = diffuse[i]!;
+              this.sp[e - 1] = specular[i]!;
+              if (entries * 2 > mask) {
+                this.rehash(entries);
+                ({ keys, slots } = this);
+                shift = 32 - this.bits;
+                mask = (1 << this.bits) - 1;
+              }
+            }
+            lastKey = key;
+            lastE = e - 1;
+          }
+          index[k++] = lastE;
+        }
+      }
+    }
+    if (y1 === this.height) this.rowStart[y1] = k;
+    this.k = k;
+    this.entries = entries;
+    this.lastKey = lastKey;
+    this.lastE = lastE;
+    return true;
+  }
+
+  private growEntries(): void {
+    const d = new Uint16Array(this.d.length * 2);
+    const sp = new Uint16Array(this.d.length * 2);
+    d.set(this.d);
+    sp.set(this.sp);
+    this.d = d;
+    this.sp = sp;
+  }
+
+  /** The table twice as large, every entry placed again. */
+  private rehash(entries: number): void {
+    this.bits++;
+    const mask = (1 << this.bits) - 1;
+    const shift = 32 - this.bits;
+    const keys = new Int32Array(1 << this.bits);
+    const slots = new Int32Array(1 << this.bits);
+    for (let e = 1; e <= entries; e++) {
+      const key = (this.d[e - 1]! << 16) | this.sp[e - 1]!;
+      let h = Math.imul(key, 0x9e3779b1) >>> shift;
+      while (slots[h] !== 0) h = (h + 1) & mask;
+      keys[h] = key;
+      slots[h] = e;
+    }
+    this.keys = keys;
+    this.slots = slots;
+  }
+}
+
+/**
+ * The level's palette (LevelPalette), placed at the end of `arena` (grown for it), or null where its
+ * distinct lightings are more than PALETTE_MAX_SHARE of its fully painted pixels. The entries are
+ * written straight into the arena (no copy of a few MB into fresh pages): where the palette does not
+ * pay, that room stays unused, and counted (about 4 bytes a painted pixel, a sixth of the level).
+ */
+function* levelPalette(
+  arena: LayerArena,
+  width: number,
+  height: number,
+  paint: Uint8Array,
+  diffuse: Uint16Array,
+  specular: Uint16Array,
+  runs: ActiveRuns,
+  wanted: () => boolean,
+): Sliced<LevelPalette | null> {
+  const painted = paintedInRuns(width, height, paint, runs);
+  yield;
+  const most = Math.floor(painted * PALETTE_MAX_SHARE);
+  if (most < 4) return null;
+  const align = (x: number) => Math.ceil(x / 64) * 64;
+  let end = align(arena.memory.buffer.byteLength);
+  const at = (bytes: number) => {
+    const o = end;
+    end = align(end + bytes);
+    return o;
+  };
+  const growTo = () => {
+    const pages = Math.ceil((end - arena.memory.buffer.byteLength) / WASM_PAGE);
+    if (pages > 0) arena.memory.grow(pages);
+  };
+  const oIndex = at(painted * 4);
+  const oRows = at((height + 1) * 4);
+  growTo();
+  const index = new Uint32Array(arena.memory.buffer, oIndex, painted);
+  const rowStart = new Int32Array(arena.memory.buffer, oRows, height + 1);
+  const b = new PaletteBuilder(width, height, most, paint, diffuse, specular, runs, index, rowStart);
+  for (let y = 0; y < height; y += 32) {
+    if (!b.rows(y, Math.min(height, y + 32))) return null; // too many distinct lightings to pay
+    yield;
+    if (!wanted()) return null; // the level left the cache meanwhile
+  }
+  const size = Math.ceil(b.entries / 4) * 4;
+  const oD = at(size * 2);
+  const oS = at(size * 2);
+  const oColours = Array.from({ length: PALETTE_COLOUR_SLOTS }, () => at(size * 3 + 4));
+  growTo();
+  const buf = arena.memory.buffer;
+  const p: LevelPalette = {
+    size,
+    diffuse: new Uint16Array(buf, oD, size),
+    specular: new Uint16Array(buf, oS, size),
+    index,
+    rowStart,
+    colours: oColours.map((o) => new Uint8Array(buf, o, size * 3 + 4)),
+  };
+  p.diffuse.set(b.d.subarray(0, b.entries));
+  p.specular.set(b.sp.subarray(0, b.entries));
+  return p;
+}
+
+/** The f32 constants of wasm/kernel.ts (`<f32>INV16`, `<f32>INV8`). */
+const INV16_F32 = Math.fround(1 / 65535);
+const INV8_F32 = Math.fround(1 / 255);
+
+/**
+ * The level's edge list (LevelEdges), placed at the end of `arena` (grown for it), or null where it
+ * has none or too many (EDGES_MAX_SHARE). Each value is the kernel's (`edgeInputs`): an integer
+ * times a single-precision constant is exact in double precision (at most 16 + 24 bits), and so is 1
+ * minus such a product, so rounding it once to single precision (a Float32Array store) gives the
+ * single-precision operation's result; the linear base is the kernel's table value rounded the same way.
+ */
+function* levelEdges(arena: LayerArena, l: Layers, runs: ActiveRuns, wanted: () => boolean): Sliced<LevelEdges | null> {
+  const { width, height, paint, diffuse, specular, base, shadow } = l;
+  const { rowStart: rs, xs } = runs;
+  const isEdge = (m: number) => m !== 0 && m !== 255;
+  let count = 0;
+  let blocks = 0;
+  for (let y = 0; y < height; y++) {
+    if ((y & 63) === 63) yield;
+    let c = 0;
+    for (let r = rs[y]!; r < rs[y + 1]!; r++) {
+      for (let i = y * width + xs[2 * r]!, end = y * width + xs[2 * r + 1]!; i < end; i++) if (isEdge(paint[i]!)) c++;
+    }
+    count += c;
+    blocks += Math.ceil(c / 4);
+  }
+  if (count > Math.floor(width * height * EDGES_MAX_SHARE)) return null;
+  const align = (x: number) => Math.ceil(x / 64) * 64;
+  const at = align(arena.memory.buffer.byteLength);
+  const oRows = align(at + blocks * EDGE_BLOCK_BYTES);
+  const pages = Math.ceil((oRows + (height + 1) * 4 - arena.memory.buffer.byteLength) / WASM_PAGE);
+  if (pages > 0) arena.memory.grow(pages);
+  const buf = arena.memory.buffer;
+  const pos = new Uint32Array(buf, at, blocks * 32);
+  const f = new Float32Array(buf, at, blocks * 32);
+  const rowStart = new Int32Array(buf, oRows, height + 1);
+  let k = 0; // entries written (blocks × 4 at each row's end)
+  for (let y = 0; y < height; y++) {
+    if ((y & 31) === 31) {
+      yield;
+      if (!wanted()) return null; // the level left the cache meanwhile
+    }
+    rowStart[y] = k / 4;
+    let last = -1;
+    const put = (i: number) => {
+      // lane k % 4 of block k / 4: field j at 4 j (32-bit words)
+      const o = (k >> 2) * 32 + (k & 3);
+      pos[o] = i;
+      f[o + 4] = diffuse[i]! * INV16_F32;
+      f[o + 8] = specular[i]! * INV16_F32;
+      f[o + 12] = paint[i]! * INV8_F32;
+      f[o + 16] = SRGB8_TO_LINEAR[base[i * 3]!]!;
+      f[o + 20] = SRGB8_TO_LINEAR[base[i * 3 + 1]!]!;
+      f[o + 24] = SRGB8_TO_LINEAR[base[i * 3 + 2]!]!;
+      const s8 = shadow === null ? 0 : shadow[i]!;
+      f[o + 28] = s8 === 0 ? 1 : 1 - Math.fround(s8 * INV8_F32);
+      k++;
+    };
+    for (let r = rs[y]!; r < rs[y + 1]!; r++) {
+      for (let i = y * width + xs[2 * r]!, end = y * width + xs[2 * r + 1]!; i < end; i++) {
+        if (!isEdge(paint[i]!)) continue;
+        put(i);
+        last = i;
+      }
+    }
+    while ((k & 3) !== 0) put(last);
+  }
+  rowStart[height] = k / 4;
+  return { count, at, rowStart };
+}
+
+/** The level's fully painted runs (FullRuns), placed at the end of `arena` (grown for it), or null where there are too many (FULL_RUNS_MAX_SHARE). */
+function* levelFullRuns(arena: LayerArena, l: Layers, runs: ActiveRuns, wanted: () => boolean): Sliced<FullRuns | null> {
+  const { width, height, paint, shadow } = l;
+  const { rowStart: rs, xs } = runs;
+  // each run as found: its first pixel and its length (bit 31: shadow somewhere in it)
+  const found: number[] = [];
+  const rowStart = new Int32Array(height + 1);
+  for (let y = 0; y < height; y++) {
+    if ((y & 31) === 31) {
+      yield;
+      if (!wanted()) return null; // the level left the cache meanwhile
+    }
+    rowStart[y] = found.length / 2;
+    for (let r = rs[y]!; r < rs[y + 1]!; r++) {
+      const end = y * width + xs[2 * r + 1]!;
+      for (let i = y * width + xs[2 * r]!; i < end; i++) {
+        if (paint[i] !== 255) continue;
+        const first = i;
+        let shaded = 0;
+        while (i < end && paint[i] === 255) {
+          if (shadow !== null && shadow[i] !== 0) shaded = 1;
+          i++;
+        }
+        found.push(first, ((i - first) | (shaded << 31)) >>> 0);
+      }
+    }
+    if (found.length / 2 > width * height * FULL_RUNS_MAX_SHARE) return null;
+  }
+  const count = found.length / 2;
+  rowStart[height] = count;
+  const align = (x: number) => Math.ceil(x / 64) * 64;
+  const at = align(arena.memory.buffer.byteLength);
+  const oRows = align(at + count * 8);
+  const pages = Math.ceil((oRows + (height + 1) * 4 - arena.memory.buffer.byteLength) / WASM_PAGE);
+  if (pages > 0) arena.memory.grow(pages);
+  const buf = arena.memory.buffer;
+  new Uint32Array(buf, at, count * 2).set(found);
+  const rows = new Int32Array(buf, oRows, height + 1);
+  rows.set(rowStart);
+  return { count, at, rowStart: rows };
+}
+
+/**
+ * `l` with its level tables in its arena, where it has an output picture: its edge list
+ * (LevelEdges) and fully painted runs (FullRuns), then its palette (LevelPalette) where that pays. A new Layers object whose `bytes`
+ * count them (the arena grew by them, also where the palette turned out not to pay, or `wanted` said
+ * stop between slices); `l` itself where none was tried. The arena's `edges` and `fullRuns`, then
+ * `palette`, are set as they are done (shared by every Layers object of the arena).
+ */
+export function* withLevelTables(l: Layers, wanted: () => boolean = () => true): Sliced<Layers> {
+  const arena = l.arena;
+  if (!arena?.output || arena.tablesTried || !l.runs) return l;
+  arena.tablesTried = true;
+  const edges = yield* levelEdges(arena, l, l.runs, wanted);
+  // the runs only with the edge list: with both, the kernel no longer walks the paint plane
+  const fullRuns = edges !== null && wanted() ? yield* levelFullRuns(arena, l, l.runs, wanted) : null;
+  arena.edges = edges;
+  arena.fullRuns = fullRuns;
+  if (wanted()) arena.palette = yield* levelPalette(arena, l.width, l.height, l.paint, l.diffuse, l.specular, l.runs, wanted);
+  const bytes = arena.memory.buffer.byteLength + l.runs.rowStart.byteLength + l.runs.xs.byteLength;
+  return bytes === l.bytes ? l : { ...l, bytes };
+}
+
