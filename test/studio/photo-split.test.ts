@@ -19,16 +19,9 @@ import type { ViewId } from '../../shared/views.ts';
 import { referenceRegion } from '../../renderer/assets/calibrate.ts';
 import { decodeLayerFiles } from '../../renderer/assets/decode-layers.ts';
 import type { Layers } from '../../renderer/assets/layers.ts';
-import {
-  domainOpening,
-  fitBackdrop,
-  backdropRows,
-  isPhotographedSet,
-  maskedBoxMean,
-  squareFilter,
-  splitPhotographedSet,
-  type SplitReport,
-} from '../../renderer/assets/photo-split.ts';
+import { backdropRows, fitBackdrop } from '../../renderer/assets/photo-backdrop.ts';
+import { domainOpening, maskedBoxMean, squareFilter } from '../../renderer/assets/photo-morphology.ts';
+import { isPhotographedSet, splitPhotographedSet, type SplitReport } from '../../renderer/assets/photo-split.ts';
 import { AssetSetError, layerPath, readSetMeta, type AssetSetMeta } from '../../renderer/assets/set-format.ts';
 import { kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
