@@ -14,7 +14,7 @@ import { openDatabase } from './db/open.ts';
 import { buildApp } from './http/app.ts';
 import { appServerClasses } from './http/app-server-classes.ts';
 import { createContractOrigins } from './http/cors.ts';
-import { answerClientErrorsWithJson } from './http/hardening.ts';
+import { answerClientErrorsWithJson, answerProtocolEdgesWithJson } from './http/hardening.ts';
 import { createHttpMetrics } from './http/metrics.ts';
 import type { Registry } from 'prom-client';
 import { createLimiter, type ManagedLimiter } from './limits/create-limiter.ts';
@@ -147,12 +147,14 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
 
   // the header/request timeouts are enforced by a periodic check: often enough that they hold to ~1 s
   const server = http.createServer(
-    { ...appServerClasses(app), maxHeaderSize: 65536, connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(config.headersTimeoutMs / 4))) },
+    { ...appServerClasses(app), maxHeaderSize: 65536, requireHostHeader: false, connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(config.headersTimeoutMs / 4))) },
     app,
   );
   server.keepAliveTimeout = 65_000;
   // parser-level refusals (malformed HTTP, control bytes, bad chunking, 431) answer JSON too
   answerClientErrorsWithJson(server, (err, status) => logger.info({ code: (err as NodeJS.ErrnoException).code, status }, 'malformed request refused'));
+  // and no bare answers of Node's own either: no Host (the app's requireHost), Expect, CONNECT
+  answerProtocolEdgesWithJson(server);
   // slow senders: the headers within HEADERS_TIMEOUT_MS; a whole request (body included) within the
   // longest body deadline plus a margin (the admin body parser answers 408 JSON before this cuts in)
   server.headersTimeout = config.headersTimeoutMs;

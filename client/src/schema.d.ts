@@ -975,6 +975,7 @@ export interface components {
             organizations: components["schemas"]["Organization"][];
         };
         OrganizationInput: {
+            /** @description 1 to 200 characters after trimming; no control characters (C0, DEL, C1), bidirectional embedding, override or isolate characters, or unpaired surrogates (400 "Invalid name: it must not contain control or text-direction characters"). */
             name: string;
         };
         KeySummary: {
@@ -1030,6 +1031,7 @@ export interface components {
             allowed_origins: string[];
         };
         KeyInput: {
+            /** @description 1 to 200 characters after trimming; no control characters (C0, DEL, C1), bidirectional embedding, override or isolate characters, or unpaired surrogates (400 "Invalid name: it must not contain control or text-direction characters"). */
             name?: string;
         };
         CreatedKey: {
@@ -1514,7 +1516,7 @@ export interface components {
          */
         width: number;
         /**
-         * @description Search text, 1 to 200 characters, not blank (missing or blank: 400), given once (twice: 400 "Parameter q must be given once"). Split into letter/digit tokens, case- and accent-insensitive; every token (the first 8 distinct ones) must be a prefix of a make, model, variant (name or slug) or year token of the vehicle. Broken percent-encoding in the query string (`%zz`, bytes that are not UTF-8) is 400 "The request is malformed", like in a path.
+         * @description Search text, 1 to 200 characters, not blank (missing or blank: 400), without control characters (C0, DEL, C1: 400), given once (twice: 400 "Parameter q must be given once"). Split into letter/digit tokens, case- and accent-insensitive; every token (the first 8 distinct ones) must be a prefix of a make, model, variant (name or slug) or year token of the vehicle. Broken percent-encoding in the query string (`%zz`, bytes that are not UTF-8) is 400 "The request is malformed", like in a path.
          * @example vento 2024
          */
         q: string;
@@ -2031,7 +2033,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Search text, 1 to 200 characters, not blank (missing or blank: 400), given once (twice: 400 "Parameter q must be given once"). Split into letter/digit tokens, case- and accent-insensitive; every token (the first 8 distinct ones) must be a prefix of a make, model, variant (name or slug) or year token of the vehicle. Broken percent-encoding in the query string (`%zz`, bytes that are not UTF-8) is 400 "The request is malformed", like in a path.
+                 * @description Search text, 1 to 200 characters, not blank (missing or blank: 400), without control characters (C0, DEL, C1: 400), given once (twice: 400 "Parameter q must be given once"). Split into letter/digit tokens, case- and accent-insensitive; every token (the first 8 distinct ones) must be a prefix of a make, model, variant (name or slug) or year token of the vehicle. Broken percent-encoding in the query string (`%zz`, bytes that are not UTF-8) is 400 "The request is malformed", like in a path.
                  * @example vento 2024
                  */
                 q: components["parameters"]["q"];

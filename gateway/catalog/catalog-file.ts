@@ -1,10 +1,11 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { z } from 'zod';
+import { displayName } from '../display-name.ts';
 import { VIEW_IDS, isViewId } from '../../shared/views.ts';
 
 /** The catalog exchange format (`vehicle-catalog/v1`); docs/catalog.md describes it. */
 const slug = z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be a lower-case slug (a-z, 0-9, hyphens)').max(64);
-const name = z.string().trim().min(1).max(120);
+const name = displayName(120);
 
 const variantSchema = z
   .object({

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import cookieParser from 'cookie-parser';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
+import { displayName } from '../display-name.ts';
 import { MESSAGES, ServiceError } from '../../shared/errors.ts';
 import type { AdminService } from '../admin/admin-service.ts';
 import { findPrincipalForOrg } from '../auth/principal.ts';
@@ -66,7 +67,7 @@ export interface DashboardDeps extends DashboardOptions {
 const linkBody = z.object({ token: z.string().min(1).max(200) });
 const passwordSignInBody = z.object({ email: z.string().trim().min(1).max(320), password: z.string().min(1).max(1024) });
 const passwordBody = z.object({ password: z.string(), current_password: z.string().max(1024).optional() });
-const keyBody = z.object({ name: z.string().trim().min(1).max(200) });
+const keyBody = z.object({ name: displayName(200) });
 
 const memberDto = (s: { memberId: string; email: string; hasPassword: boolean }) => ({ id: s.memberId, email: s.email, has_password: s.hasPassword });
 
@@ -76,7 +77,7 @@ const memberDto = (s: { memberId: string; email: string; hasPassword: boolean })
  * mirror of /v1 (docs/dashboard.md).
  */
 export function dashboardRoutes(deps: DashboardDeps): Router {
-  const r = Router();
+  const r = Router({ caseSensitive: true });
   r.use(dashboardSecurityHeaders(deps.publicBaseUrl));
   r.get('/', (req, res, next) => {
     // "/dashboard" → "/dashboard/" so that the pages' relative URLs resolve under it
@@ -91,7 +92,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
 
 function apiRoutes(deps: DashboardDeps): Router {
   const { db, sessions } = deps;
-  const api = Router();
+  const api = Router({ caseSensitive: true });
   const windowMs = deps.signInThrottle.windowSeconds * 1000;
   const byAddress = createAddressThrottle({ limit: deps.signInThrottle.perAddress, windowMs });
   const byEmail = createFailureThrottle({ limit: deps.signInThrottle.perEmail, windowMs });

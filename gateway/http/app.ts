@@ -18,7 +18,7 @@ import { adminBodyParser, type BodyLimits } from './body.ts';
 import { createContractOrigins, imageCors, v1Cors, type ContractOrigins } from './cors.ts';
 import { requestLog } from './request-log.ts';
 import { errorHandler, limitUrlLength, notFoundHandler, rejectMalformedQuery } from './errors.ts';
-import { methodNotAllowed } from './hardening.ts';
+import { methodNotAllowed, requireHost } from './hardening.ts';
 import { createHttpMetrics, type HttpMetrics } from './metrics.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { imageRoutes } from './routes/images.ts';
@@ -74,7 +74,7 @@ export interface AppDeps {
  * image routers (`GET /v1` itself is, and `/v1/` with it: a trailing slash is ignored too), so the
  * API's calls go past them without walking their layers.
  */
-const V1_SUBPATH = /^\/v1\/[^/?]/i;
+const V1_SUBPATH = /^\/v1\/[^/?]/;
 function skipV1Subpaths(router: RequestHandler): RequestHandler {
   const skipping: RequestHandler = (req, res, next) => {
     if (V1_SUBPATH.test(req.url)) next();
@@ -95,6 +95,8 @@ export function buildApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false); // JSON answers vary per key and quota; images set their own ETag
   app.set('query parser', 'simple');
+  // paths are case-sensitive (RFC 3986): /V1/makes is not an alias of /v1/makes (nor a second metrics label or cache key)
+  app.set('case sensitive routing', true);
 
   const metrics = deps.metrics ?? createHttpMetrics({ renderTimeoutMs: deps.renderTimeoutMs });
   const genReqId = (req: IncomingMessage, res: ServerResponse) => {
@@ -109,6 +111,7 @@ export function buildApp(deps: AppDeps): Express {
   const log = requestLog({ logger: deps.logger, genReqId, ignore, onFinish: (req, res, seconds) => metrics.record(req as Request, res as Response, seconds) });
   log.install(app.request);
   app.use(log.middleware);
+  app.use(requireHost);
   app.use(limitUrlLength(8192));
   // a /v1 call's query is checked behind its key, in the v1 router: a counted 400 like a bad path's
   app.use(skipV1Subpaths(rejectMalformedQuery));
@@ -161,7 +164,7 @@ export function buildApp(deps: AppDeps): Express {
   const repo = new CatalogRepo(deps.db);
   const catalog = new CatalogService(repo, { bus: deps.bus });
   // the /v1 routes behind their gate: the dashboard's playground runs the same router behind its own
-  const v1 = express.Router();
+  const v1 = express.Router({ caseSensitive: true });
   v1.use(rejectMalformedQuery);
   const usage = deps.usageRecorder ?? createUsageRecorder({ db: deps.db, logger: deps.logger, flushMs: 0 });
   // The catalog walk first: it carries most of the traffic, and no other /v1 router's paths overlap it.

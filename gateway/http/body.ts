@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import zlib from 'node:zlib';
 import type { RequestHandler } from 'express';
 import { ServiceError } from '../../shared/errors.ts';
+import { continueIfExpected } from './hardening.ts';
 
 /**
  * Request bodies of the admin API, read only after the bearer token was checked (app.ts mounts this
@@ -162,6 +163,7 @@ export function adminBodyParser(opts: {
       if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
         throw new ServiceError('unsupported_media_type', 'The request body must be UTF-8 (charset=utf-8)');
       }
+      continueIfExpected(req, res); // the client may send its body now (it was checked up to here)
       const buf = await readBody(req, large ? opts.large : opts.small);
       if (isJson || lenient) {
         const text = buf.toString('utf8');

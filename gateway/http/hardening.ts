@@ -87,7 +87,7 @@ function answerOtherMethods(router: Router, p: string, methods: Set<string>): vo
   });
 }
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' };
+const REASONS: Record<number, string> = { 400: 'Bad Request', 405: 'Method Not Allowed', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' };
 
 function rawError(status: number, code: ErrorCode, message: string): string {
   const body = JSON.stringify({ error: code, message });
@@ -123,21 +123,78 @@ export function describeClientError(err: NodeJS.ErrnoException): { status: numbe
   }
 }
 
+/** How long answers to requests pipelined before a malformed one may take before the socket is closed without them. */
+const PIPELINED_DRAIN_MS = 30_000;
+
+type ServerSocket = net.Socket & { _httpMessage?: (http.ServerResponse & { headersSent?: boolean }) | null };
+
 /**
  * Node answers parser errors (malformed request line, control bytes, bad chunking, headers over
- * maxHeaderSize) with a bare status line; this writes the service's JSON error instead.
+ * maxHeaderSize) with a bare status line; this writes the service's JSON error instead. Requests
+ * pipelined ahead of the malformed one are answered first, in order (Node's own handler drops
+ * them, though their handlers ran and their calls were billed): the error goes out once the socket
+ * has no response in flight.
  */
 export function answerClientErrorsWithJson(server: http.Server, onError?: (err: Error, status: number) => void): void {
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: net.Socket) => {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: ServerSocket) => {
     const d = describeClientError(err);
-    if (!d || !socket.writable || (socket as net.Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+    if (!d || !socket.writable) {
       socket.destroy();
       return;
     }
     onError?.(err, d.status);
-    socket.end(rawError(d.status, d.code, d.message));
+    const giveUp = setTimeout(() => socket.destroy(), PIPELINED_DRAIN_MS);
+    giveUp.unref();
+    const answerWhenIdle = () => {
+      if (socket.destroyed) {
+        clearTimeout(giveUp);
+        return;
+      }
+      // the response being written, then (Node moves them up as each finishes) those queued behind it,
+      // as long as their requests arrived whole: the one whose own bytes were malformed (a bad chunk
+      // in its body) is answered with the error now, as Node would
+      const inFlight = socket._httpMessage;
+      if (inFlight && inFlight.req.complete) {
+        inFlight.once('finish', () => setImmediate(answerWhenIdle));
+        inFlight.once('close', () => setImmediate(answerWhenIdle));
+        return;
+      }
+      clearTimeout(giveUp);
+      if (socket.writable && !inFlight?.headersSent) socket.end(rawError(d.status, d.code, d.message));
+      else socket.destroy();
+    };
+    answerWhenIdle();
   });
 }
+
+/**
+ * The rest of what Node's HTTP server answers by itself, answered as the service does:
+ * - `Expect: 100-continue` no longer gets an automatic 100 before anything is checked: the request
+ *   runs like any other and `continueIfExpected` (the body readers, after authentication) sends it;
+ * - another expectation is ignored, as RFC 9110 allows, instead of a bare 417;
+ * - CONNECT gets 405 JSON instead of a closed socket.
+ * A request without Host is left to the app (`requireHost`), which answers JSON.
+ */
+export function answerProtocolEdgesWithJson(server: http.Server): void {
+  const asRequest = (req: http.IncomingMessage, res: http.ServerResponse) => server.emit('request', req, res);
+  server.on('checkContinue', asRequest);
+  server.on('checkExpectation', asRequest);
+  server.on('connect', (_req: http.IncomingMessage, socket: net.Socket) => {
+    socket.on('error', () => undefined);
+    socket.end(rawError(HTTP_STATUS.method_not_allowed, 'method_not_allowed', 'Method CONNECT is not allowed here'));
+  });
+}
+
+/** Sends `100 Continue` to a client that waits for it before its body: called once the request may send one. */
+export function continueIfExpected(req: http.IncomingMessage, res: http.ServerResponse): void {
+  if (/^\s*100-continue\s*$/i.test(req.headers.expect ?? '') && !res.headersSent) res.writeContinue();
+}
+
+/** HTTP/1.1 requires Host (RFC 9112 §3.2): one without it is refused like any other malformed request. */
+export const requireHost: RequestHandler = (req, _res, next) => {
+  if (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && req.headers.host === undefined) next(new ServiceError('bad_request', 'The request has no Host header'));
+  else next();
+};
 
 /** Adds the throttle around an admin-token check. */
 export function clientAddress(req: { ip?: string; socket: { remoteAddress?: string } }): string {

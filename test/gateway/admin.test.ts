@@ -185,6 +185,12 @@ describe(`admin API (${backendLabel()})`, () => {
         expect(a.status, `${m} ${p} ${JSON.stringify(b)}`).to.equal(400);
         expect(a.body.error).to.equal('bad_request');
       }
+      // a catalog name holding an escape sequence (catalog names go out in every /v1 answer)
+      const variant = { slug: null, name: null, category: 'suv', asset_set: 'synthetic' };
+      const file = (name: string) => ({ format: 'vehicle-catalog/v1', categories: [{ slug: 'suv', name: 'SUV' }], makes: [{ slug: 'escmake', name, models: [{ slug: 'm', name: 'M', years: [{ year: 2025, variants: [variant] }] }] }] });
+      const esc = await gw.admin.call('POST', '/catalog/import', file('Bad\u001b[31m make'));
+      expect(esc.status).to.equal(400);
+      expect(esc.body.message).to.contain('makes[0].name: it must not contain control or text-direction characters');
     });
 
     it('a catalog with an unknown asset set is refused whole and writes nothing', async () => {
@@ -231,6 +237,20 @@ describe(`admin API (${backendLabel()})`, () => {
         const b = await fetch(`${gw.url}/admin/v1${p}`, { method: m });
         expect(b.status).to.equal(401);
       }
+    });
+
+    it('names with control or text-direction characters are refused (a terminal or a screen would act on them); other Unicode is kept', async () => {
+      for (const name of ['a\u0001b', 'k\u0007\u001b[31m', 'a\u0085b', 'evil\u202Etxt.exe', 'x\u2066y', 'lone \ud800 surrogate']) {
+        const org = await gw.admin.call('POST', '/organizations', { name });
+        expect(org.status, JSON.stringify(name)).to.equal(400);
+        expect(org.body.message).to.equal('Invalid name: it must not contain control or text-direction characters');
+      }
+      const ok = await gw.admin.call('POST', '/organizations', { name: 'Ålesund Bil 🚗 — 東京' });
+      expect(ok.status).to.equal(201);
+      expect(ok.body.name).to.equal('Ålesund Bil 🚗 — 東京');
+      const key = await gw.admin.call('POST', `/organizations/${ok.body.id}/keys`, { name: 'k\u001b[2J' });
+      expect(key.status).to.equal(400);
+      expect(key.body.message).to.equal('Invalid name: it must not contain control or text-direction characters');
     });
 
     it('an API key is not an admin token', async () => {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import net from 'node:net';
 import { startTestGateway, request, type TestGateway } from './support/gateway-fixture.ts';
 import { expectErrorBody, rawRequest } from './support/raw-http.ts';
 
@@ -31,10 +32,13 @@ describe('hardening (real gateway on port 0)', function () {
         expectErrorBody(a.text, p);
       });
     }
-    it('search with a NUL byte is 400, not 500', async () => {
+    it('search with a NUL byte is 400, not 500; a C1 control (NEL) too', async () => {
       const a = await gw.getWithKey(key, '/v1/search?q=ab%00c');
       expect(a.status).to.equal(400);
       expectErrorBody(a.text, 'search NUL');
+      const c1 = await gw.getWithKey(key, '/v1/search?q=a%C2%85b');
+      expect(c1.status).to.equal(400);
+      expect(expectErrorBody(c1.text, 'search C1').message).to.equal('Parameter q contains control characters');
     });
   });
 
@@ -74,6 +78,70 @@ describe('hardening (real gateway on port 0)', function () {
         if (status === 431) expect(b.error).to.equal('headers_too_large');
       });
     }
+  });
+
+  describe("what Node's HTTP server would answer by itself is answered as the service does (raw bytes)", () => {
+    // a gateway of its own: a wrong admin token below must not count towards the throttle tested further down
+    let gw: TestGateway;
+    let key: string;
+    before(async () => {
+      gw = await startTestGateway();
+      key = (await gw.admin.customer({ rpm_limit: 1_000_000, monthly_quota: 2_000_000_000 })).key;
+    });
+    after(async () => {
+      await gw?.close();
+    });
+    it('HTTP/1.1 without Host → 400 JSON (Node sent an empty body)', async () => {
+      const a = await rawRequest(gw.port, 'GET /v1 HTTP/1.1\r\n\r\n');
+      expect(a.status, a.raw.slice(0, 200)).to.equal(400);
+      expect(expectErrorBody(a.body, 'no Host').message).to.equal('The request has no Host header');
+      // HTTP/1.0 has no Host requirement
+      const old = await rawRequest(gw.port, 'GET /v1 HTTP/1.0\r\n\r\n');
+      expect(old.raw).to.match(/^HTTP\/1\.1 200 /);
+    });
+    it('an expectation other than 100-continue is ignored (RFC 9110 allows it), not a bare 417', async () => {
+      const a = await rawRequest(gw.port, 'GET /v1 HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n');
+      expect(a.status, a.raw.slice(0, 200)).to.equal(200);
+    });
+    it('CONNECT → 405 JSON instead of a closed socket', async () => {
+      const a = await rawRequest(gw.port, 'CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n');
+      expect(a.status, a.raw.slice(0, 200)).to.equal(405);
+      expect(expectErrorBody(a.body, 'CONNECT').error).to.equal('method_not_allowed');
+    });
+    it('Expect: 100-continue gets no 100 before the admin token is checked; with the right token, 100 and then the answer', async () => {
+      const head = (token: string) =>
+        `POST /admin/v1/organizations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 19\r\nExpect: 100-continue\r\n\r\n`;
+      const wrong = await rawRequest(gw.port, head('wrong-token'));
+      expect(wrong.raw).not.to.contain('100 Continue');
+      expect(wrong.status).to.equal(401);
+      const answer = await new Promise<string>((resolve) => {
+        const socket = net.connect(gw.port, '127.0.0.1');
+        let raw = '';
+        socket.on('connect', () => socket.write(head(gw.adminToken)));
+        socket.on('data', (d) => {
+          const before = raw;
+          raw += d.toString('latin1');
+          if (!before.includes('100 Continue') && raw.includes('100 Continue')) socket.write('{"name":"continue"}');
+          if (/\r\n\r\n\{.*\}$/s.test(raw)) socket.destroy();
+        });
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve(raw));
+        setTimeout(() => socket.destroy(), 5000);
+      });
+      expect(answer).to.match(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /);
+    });
+    it('requests pipelined ahead of a malformed one are all answered, in order, before its 400', async () => {
+      const get = `GET /v1/makes HTTP/1.1\r\nHost: x\r\nx-api-key: ${key}\r\n\r\n`;
+      const a = await rawRequest(gw.port, get + get + 'G\x01T / HTTP/1.1\r\n\r\n', 5000);
+      const statuses = [...a.raw.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+      expect(statuses, a.raw.slice(0, 300)).to.deep.equal([200, 200, 400]);
+      expectErrorBody(a.raw.slice(a.raw.lastIndexOf('\r\n\r\n') + 4), 'pipelined 400');
+    });
+    it('paths are case-sensitive: /V1/makes is not /v1/makes', async () => {
+      const a = await gw.getWithKey(key, '/V1/makes');
+      expect(a.status).to.equal(404);
+      expectErrorBody(a.text, '/V1');
+    });
   });
 
   describe('405 for a known path and a wrong method', () => {

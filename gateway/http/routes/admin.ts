@@ -2,6 +2,7 @@ import { Router, type RequestHandler } from 'express';
 import { parseBody } from '../parse-body.ts';
 import crypto from 'node:crypto';
 import { z } from 'zod';
+import { displayName } from '../../display-name.ts';
 import { ServiceError } from '../../../shared/errors.ts';
 import { canonicalOrigin } from '../../../shared/origins.ts';
 import { FORMATS } from '../../../shared/render-options.ts';
@@ -33,7 +34,7 @@ function requireAdmin(token: string, throttles: FailureThrottle[]): RequestHandl
 }
 
 
-const orgBody = z.object({ name: z.string().trim().min(1).max(200) });
+const orgBody = z.object({ name: displayName(200) });
 const contractBody = z.object({
   categories: z.array(z.string().min(1)).max(100),
   allowed_formats: z.array(z.enum(FORMATS)).max(3),
@@ -46,7 +47,7 @@ const contractBody = z.object({
     .max(50)
     .optional(),
 });
-const keyBody = z.object({ name: z.string().trim().min(1).max(200).optional() });
+const keyBody = z.object({ name: displayName(200).optional() });
 const memberBody = z.object({ email: z.string().trim().email().max(320) });
 const publishBody = z.object({ published: z.boolean() });
 
@@ -63,7 +64,7 @@ export function adminRoutes(deps: {
   /** Dashboard sign-in links (absent when the dashboard is not served). */
   signInLinks?: SignInLinks;
 }): Router {
-  const r = Router();
+  const r = Router({ caseSensitive: true });
   const { admin } = deps;
   // Per client address, and per IPv6 /64 at five times that: a client that picks new addresses in its
   // /64 is still stopped, while neighbours sharing a /64 (some hosts hand one to many customers) need

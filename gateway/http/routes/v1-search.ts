@@ -4,7 +4,7 @@ import type { Queryable } from '../../db/database.ts';
 import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, searchVehicles } from '../../catalog/search.ts';
 
 export function searchRoutes(deps: { db: Queryable }): Router {
-  const r = Router();
+  const r = Router({ caseSensitive: true });
   r.get('/search', async (req, res) => {
     const q = req.query.q;
     for (const name of ['q', 'limit'] as const) {
@@ -14,7 +14,7 @@ export function searchRoutes(deps: { db: Queryable }): Router {
       throw new ServiceError('bad_request', 'Parameter q is required: the text to search for');
     }
     // control characters (a NUL byte above all) are never part of a search and never reach SQL
-    if (/[\u0000-\u001f\u007f]/.test(q)) throw new ServiceError('bad_request', 'Parameter q contains control characters');
+    if (/[\u0000-\u001f\u007f-\u009f]/.test(q)) throw new ServiceError('bad_request', 'Parameter q contains control characters');
     if (q.length > 200) throw new ServiceError('bad_request', 'Parameter q is too long (at most 200 characters)');
     let limit = SEARCH_LIMIT_DEFAULT;
     if (req.query.limit !== undefined) {
