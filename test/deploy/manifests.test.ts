@@ -350,7 +350,8 @@ describe('deploy/: container images and compose (static checks; no Docker engine
         }
       }
       const arg = df.getARGs()[0]!;
-      expect(arg.getProperty()!.getValue()).to.match(/^node:20\.\d+\.\d+-bookworm-slim$/);
+      // a pinned release of a Node.js line still supported (24 LTS: security fixes until 2028-04; 20 ended 2026-04-30)
+      expect(arg.getProperty()!.getValue()).to.match(/^node:24\.\d+\.\d+-bookworm-slim$/);
     });
   }
 
