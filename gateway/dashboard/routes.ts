@@ -77,7 +77,7 @@ const memberDto = (s: { memberId: string; email: string; hasPassword: boolean })
  * mirror of /v1 (docs/dashboard.md).
  */
 export function dashboardRoutes(deps: DashboardDeps): Router {
-  const r = Router({ caseSensitive: true });
+  const r = Router();
   r.use(dashboardSecurityHeaders(deps.publicBaseUrl));
   r.get('/', (req, res, next) => {
     // "/dashboard" → "/dashboard/" so that the pages' relative URLs resolve under it
@@ -92,7 +92,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
 
 function apiRoutes(deps: DashboardDeps): Router {
   const { db, sessions } = deps;
-  const api = Router({ caseSensitive: true });
+  const api = Router();
   const windowMs = deps.signInThrottle.windowSeconds * 1000;
   const byAddress = createAddressThrottle({ limit: deps.signInThrottle.perAddress, windowMs });
   const byEmail = createFailureThrottle({ limit: deps.signInThrottle.perEmail, windowMs });

@@ -8,7 +8,7 @@ import { ServiceError } from '../../shared/errors.ts';
  * the client-side routes, 503 while the pages are not built.
  */
 export function dashboardStatic(distDir: string): Router {
-  const r = Router({ caseSensitive: true });
+  const r = Router();
   const index = path.join(distDir, 'index.html');
   const built = () => fs.existsSync(index);
   r.use((req, _res, next) => {

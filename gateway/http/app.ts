@@ -74,7 +74,7 @@ export interface AppDeps {
  * image routers (`GET /v1` itself is, and `/v1/` with it: a trailing slash is ignored too), so the
  * API's calls go past them without walking their layers.
  */
-const V1_SUBPATH = /^\/v1\/[^/?]/;
+const V1_SUBPATH = /^\/v1\/[^/?]/i;
 function skipV1Subpaths(router: RequestHandler): RequestHandler {
   const skipping: RequestHandler = (req, res, next) => {
     if (V1_SUBPATH.test(req.url)) next();
@@ -95,8 +95,6 @@ export function buildApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false); // JSON answers vary per key and quota; images set their own ETag
   app.set('query parser', 'simple');
-  // paths are case-sensitive (RFC 3986): /V1/makes is not an alias of /v1/makes (nor a second metrics label or cache key)
-  app.set('case sensitive routing', true);
 
   const metrics = deps.metrics ?? createHttpMetrics({ renderTimeoutMs: deps.renderTimeoutMs });
   const genReqId = (req: IncomingMessage, res: ServerResponse) => {
@@ -164,7 +162,7 @@ export function buildApp(deps: AppDeps): Express {
   const repo = new CatalogRepo(deps.db);
   const catalog = new CatalogService(repo, { bus: deps.bus });
   // the /v1 routes behind their gate: the dashboard's playground runs the same router behind its own
-  const v1 = express.Router({ caseSensitive: true });
+  const v1 = express.Router();
   v1.use(rejectMalformedQuery);
   const usage = deps.usageRecorder ?? createUsageRecorder({ db: deps.db, logger: deps.logger, flushMs: 0 });
   // The catalog walk first: it carries most of the traffic, and no other /v1 router's paths overlap it.

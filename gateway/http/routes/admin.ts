@@ -64,7 +64,7 @@ export function adminRoutes(deps: {
   /** Dashboard sign-in links (absent when the dashboard is not served). */
   signInLinks?: SignInLinks;
 }): Router {
-  const r = Router({ caseSensitive: true });
+  const r = Router();
   const { admin } = deps;
   // Per client address, and per IPv6 /64 at five times that: a client that picks new addresses in its
   // /64 is still stopped, while neighbours sharing a /64 (some hosts hand one to many customers) need

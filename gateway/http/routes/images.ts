@@ -56,7 +56,7 @@ export const REDACTED_IMAGE_URL = '/images/…';
  * goes away cancels the gRPC call and so the render.
  */
 export function imageRoutes(deps: ImageRouteDeps): Router {
-  const r = Router({ caseSensitive: true });
+  const r = Router();
   const known = deps.knownImages ?? new LRUCache<string, KnownImage>({ max: 20_000 });
   r.get('/images/:file', async (req, res) => {
     (req as { redactedUrl?: string }).redactedUrl = REDACTED_IMAGE_URL;

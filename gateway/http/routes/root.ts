@@ -9,7 +9,7 @@ export const OPENAPI_PATH = '/docs/openapi.json';
 
 /** GET /v1 (no key), the OpenAPI document and a readable page for it. */
 export function rootRoutes(deps: { version: string }): Router {
-  const r = Router({ caseSensitive: true });
+  const r = Router();
   r.get('/v1', (_req, res) => {
     res.json({ name: 'vehicle-image-service', version: deps.version, docs: OPENAPI_PATH });
   });

@@ -8,7 +8,7 @@ import { SEGMENT_RE, SLUG_RE, VIEW_RE, YEAR_RE, validateParams } from '../harden
  * not a view id (import refuses variant slugs equal to view ids), otherwise an image.
  */
 export function catalogRoutes(deps: { catalog: CatalogService; image: ImageJsonHandler }): Router {
-  const r = Router({ caseSensitive: true });
+  const r = Router();
   const { catalog } = deps;
   // slugs, years and view ids are checked against their alphabets before any query (404 otherwise)
   validateParams(r, { make: SLUG_RE, model: SLUG_RE, year: { re: YEAR_RE, message: 'Year not found' }, x: SEGMENT_RE, variant: SLUG_RE, view: VIEW_RE });

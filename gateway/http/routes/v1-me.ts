@@ -32,7 +32,7 @@ export async function accountSummary(deps: { repo: CatalogRepo; limiter: Limiter
 
 /** GET /v1/me: the caller's key, organisation, contract (with limits) and this month's usage. */
 export function meRoutes(deps: { repo: CatalogRepo; limiter: Limiter }): Router {
-  const r = Router({ caseSensitive: true });
+  const r = Router();
   r.get('/me', async (_req, res) => {
     const p = res.locals.principal;
     const { organization, contract, usage } = await accountSummary(deps, p);

@@ -4,7 +4,7 @@ import type { Queryable } from '../../db/database.ts';
 import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, searchVehicles } from '../../catalog/search.ts';
 
 export function searchRoutes(deps: { db: Queryable }): Router {
-  const r = Router({ caseSensitive: true });
+  const r = Router();
   r.get('/search', async (req, res) => {
     const q = req.query.q;
     for (const name of ['q', 'limit'] as const) {

@@ -39,7 +39,7 @@ export function parseViewList(raw: unknown): ViewId[] | null {
  * Warnings are per view.
  */
 export function vehicleImagesRoutes(deps: { catalog: CatalogService; signer: ImageSigner; publicBaseUrl: () => string }): Router {
-  const r = Router({ caseSensitive: true });
+  const r = Router();
   validateParams(r, { vehicle_id: ID_RE });
   r.get('/vehicles/:vehicle_id/images', async (req, res) => {
     const principal = res.locals.principal;
