@@ -155,8 +155,16 @@ export function answerClientErrorsWithJson(server: http.Server, onError?: (err: 
       // in its body) is answered with the error now, as Node would
       const inFlight = socket._httpMessage;
       if (inFlight && inFlight.req.complete) {
-        inFlight.once('finish', () => setImmediate(answerWhenIdle));
-        inFlight.once('close', () => setImmediate(answerWhenIdle));
+        // 'finish' or 'close', whichever comes first, looks again once: a second look after the 400
+        // was written would find the socket ended and destroy it before the 400 left
+        let looked = false;
+        const lookAgain = () => {
+          if (looked) return;
+          looked = true;
+          setImmediate(answerWhenIdle);
+        };
+        inFlight.once('finish', lookAgain);
+        inFlight.once('close', lookAgain);
         return;
       }
       clearTimeout(giveUp);
