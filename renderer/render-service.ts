@@ -30,6 +30,7 @@ export interface RenderResult {
 
 interface CachedRender {
   encoded: Encoded;
+  etag: string;
 }
 
 /**
@@ -52,7 +53,7 @@ export class RenderService {
       logger: Logger;
     },
   ) {
-    this.cache = new SingleFlightCache<CachedRender>(deps.renderCacheBytes, (v) => v.encoded.bytes.length + 256);
+    this.cache = new SingleFlightCache<CachedRender>(deps.renderCacheBytes, (v) => v.encoded.bytes.length + 384);
   }
 
   get backendName(): string {
@@ -69,28 +70,25 @@ export class RenderService {
     return new Promise((r) => this.idleWaiters.push(r));
   }
 
-  etagOf(req: RenderRequest, revision: string): string {
-    const h = crypto
-      .createHash('sha256')
-      .update(
-        JSON.stringify([
-          'v1',
-          req.assetSet,
-          revision,
-          req.view,
-          req.color,
-          req.shadow,
-          req.plate,
-          req.format,
-          req.width,
-          req.background,
-          this.deps.backend.name,
-          ENCODER_TAG,
-        ]),
-      )
-      .digest('base64url')
-      .slice(0, 32);
-    return `"${h}"`;
+  /**
+   * What identifies a picture: everything that changes its bytes. It keys the render cache and the
+   * renders in flight; the ETag is its hash, taken once per render (a hit reads it from the cache).
+   */
+  renderKey(req: RenderRequest, revision: string): string {
+    return JSON.stringify([
+      'v1',
+      req.assetSet,
+      revision,
+      req.view,
+      req.color,
+      req.shadow,
+      req.plate,
+      req.format,
+      req.width,
+      req.background,
+      this.deps.backend.name,
+      ENCODER_TAG,
+    ]);
   }
 
   /** Renders being computed now (single flight: one per distinct picture). */
@@ -122,27 +120,28 @@ export class RenderService {
       if (req.background === 'transparent' && !view.coverage) {
         throw new ServiceError('bad_request', `Transparent background is not available for view ${req.view} of this vehicle`);
       }
-      const etag = this.etagOf(req, set.revision);
-      const { value, state } = this.cache.getOrCompute(etag, () => {
+      const key = this.renderKey(req, set.revision);
+      const { value, state } = this.cache.getOrCompute(key, () => {
         const flight = { dl: { at: deadline }, waiters: 0, ctl: new AbortController() };
-        this.flights.set(etag, flight);
+        this.flights.set(key, flight);
         return this.deps.queue
           .run(
             async () => {
               const ctx: RenderContext = { req, set, view, deadline: flight.dl, signal: flight.ctl.signal, timings: {} };
               await runPipeline(ctx, { store: this.deps.store, backend: this.deps.backend });
+              const etag = etagOfKey(key);
               this.deps.logger.debug({ etag, timings: ctx.timings }, 'rendered');
-              return { encoded: ctx.encoded! };
+              return { encoded: ctx.encoded!, etag };
             },
             deadline,
             { tenant: opts.tenant, signal: flight.ctl.signal },
           )
           .finally(() => {
-            if (this.flights.get(etag) === flight) this.flights.delete(etag);
+            if (this.flights.get(key) === flight) this.flights.delete(key);
           });
       });
       value.catch(() => {}); // a render every caller left fails with nobody awaiting it
-      const flight = state === 'hit' ? undefined : this.flights.get(etag);
+      const flight = state === 'hit' ? undefined : this.flights.get(key);
       if (state === 'joined' && flight?.ctl.signal.aborted) {
         // every earlier caller left and the render is stopping: let it stop, then render anew
         await value.catch(() => {});
@@ -181,8 +180,9 @@ export class RenderService {
         };
       }
       let encoded: Encoded;
+      let etag: string;
       try {
-        ({ encoded } = await waited);
+        ({ encoded, etag } = await waited);
       } finally {
         leave();
       }
@@ -221,4 +221,9 @@ export class RenderService {
   clearRenderCache(): void {
     this.cache.clear();
   }
+}
+
+/** A strong validator for the picture a render key names (sha256, 32 base64url characters, quoted). */
+function etagOfKey(key: string): string {
+  return `"${crypto.hash('sha256', key, 'base64url').slice(0, 32)}"`;
 }
