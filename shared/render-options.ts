@@ -1,5 +1,6 @@
 import { DEFAULT_COLOR, NAMED_COLORS, resolveColor, type ColorName } from './colors.ts';
 import { ServiceError } from './errors.ts';
+import { singleParam } from './query-param.ts';
 
 export const FORMATS = ['webp', 'png', 'jpeg'] as const;
 export type ImageFormat = (typeof FORMATS)[number];
@@ -45,13 +46,6 @@ export interface ImageOptions {
   background: Background;
 }
 
-type QueryValue = string | string[] | undefined | unknown;
-
-function single(name: string, v: QueryValue): string | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v === 'string') return v;
-  throw new ServiceError('bad_request', `Parameter ${name} must be given once`);
-}
 
 export function parseShadow(raw: string | undefined): boolean {
   if (raw === undefined) return true;
@@ -73,13 +67,13 @@ export function clampWidth(n: number): number {
 
 export function parseWidth(raw: string | undefined): number {
   if (raw === undefined) return WIDTH_DEFAULT;
-  const text = raw.trim();
   // any integer is clamped, however many digits (spec rule 6: clamped, not rejected); the URL's
-  // length limit bounds them, and a number past 2^53 or Infinity clamps like any other
-  if (!/^[+-]?\d+$/.test(text)) {
+  // length limit bounds them, and a number past 2^53 or Infinity clamps like any other. Nothing
+  // around it: padding is refused here as it is in every other option
+  if (!/^[+-]?\d+$/.test(raw)) {
     throw new ServiceError('bad_request', 'Invalid width: must be an integer number of pixels');
   }
-  return clampWidth(Number(text));
+  return clampWidth(Number(raw));
 }
 
 /** Upper-cases, collapses runs of spaces, and checks the plate alphabet and length. */
@@ -105,8 +99,8 @@ export function normalisePlate(raw: string | undefined): string | null {
 }
 
 /** Parses the image query of spec section 4. Contract checks (format allowed) are the caller's. */
-export function parseImageOptions(query: Record<string, QueryValue>): ImageOptions {
-  const colorRaw = single('color', query.color);
+export function parseImageOptions(query: Record<string, unknown>): ImageOptions {
+  const colorRaw = singleParam('color', query.color);
   let color: string = NAMED_COLORS[DEFAULT_COLOR];
   let colorName: ColorName | null = DEFAULT_COLOR;
   if (colorRaw !== undefined) {
@@ -120,15 +114,15 @@ export function parseImageOptions(query: Record<string, QueryValue>): ImageOptio
     color = resolved.hex;
     colorName = resolved.name;
   }
-  const formatRaw = single('format', query.format);
+  const formatRaw = singleParam('format', query.format);
   const format = formatRaw === undefined ? DEFAULT_FORMAT : formatRaw.toLowerCase();
   if (!isFormat(format)) {
     throw new ServiceError('bad_request', 'Invalid format: use webp, png or jpeg');
   }
-  const shadow = parseShadow(single('shadow', query.shadow));
-  const plate = normalisePlate(single('plate', query.plate));
-  const width = parseWidth(single('width', query.width));
-  const backgroundRaw = single('background', query.background);
+  const shadow = parseShadow(singleParam('shadow', query.shadow));
+  const plate = normalisePlate(singleParam('plate', query.plate));
+  const width = parseWidth(singleParam('width', query.width));
+  const backgroundRaw = singleParam('background', query.background);
   const background = backgroundRaw === undefined ? 'studio' : backgroundRaw.toLowerCase();
   if (!(BACKGROUNDS as readonly string[]).includes(background)) {
     throw new ServiceError('bad_request', 'Invalid background: use studio or transparent');

@@ -75,6 +75,7 @@ export interface AppDeps {
  * API's calls go past them without walking their layers.
  */
 const V1_SUBPATH = /^\/v1\/[^/?]/i;
+const ADMIN_PATH = /^\/admin\/v1(?:[/?]|$)/i;
 function skipV1Subpaths(router: RequestHandler): RequestHandler {
   const skipping: RequestHandler = (req, res, next) => {
     if (V1_SUBPATH.test(req.url)) next();
@@ -111,8 +112,9 @@ export function buildApp(deps: AppDeps): Express {
   app.use(log.middleware);
   app.use(requireHost);
   app.use(limitUrlLength(8192));
-  // a /v1 call's query is checked behind its key, in the v1 router: a counted 400 like a bad path's
-  app.use(skipV1Subpaths(rejectMalformedQuery));
+  // a /v1 call's query is checked behind its key, in the v1 router: a counted 400 like a bad path's;
+  // an admin call's behind the admin token (admin.ts), like everything under /admin/v1
+  app.use(skipV1Subpaths((req, res, next) => (ADMIN_PATH.test(req.url) ? next() : rejectMalformedQuery(req, res, next))));
   // CORS before any route: preflights are answered here, before authentication (never billed)
   const corsV1 = v1Cors({ gatewayOrigins: deps.corsAllowedOrigins ?? [], contracts: deps.contractOrigins ?? createContractOrigins({ db: deps.db }) });
   app.use('/v1', corsV1.admit);

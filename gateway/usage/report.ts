@@ -1,4 +1,5 @@
 import { ServiceError } from '../../shared/errors.ts';
+import { singleParam } from '../../shared/query-param.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Queryable } from '../db/database.ts';
 import type { Limiter } from '../limits/limiter.ts';
@@ -20,12 +21,13 @@ const MONTH_RE = /^(\d{4})-(0[1-9]|1[0-2])$/;
 
 /** `month=YYYY-MM`, default the current UTC month. */
 export function parseMonthParam(raw: unknown, nowMs = Date.now()): string {
-  if (raw === undefined) return utcMonth(nowMs);
-  const m = typeof raw === 'string' ? MONTH_RE.exec(raw) : null;
+  const text = singleParam('month', raw);
+  if (text === undefined) return utcMonth(nowMs);
+  const m = MONTH_RE.exec(text);
   if (!m || Number(m[1]) < 2000 || Number(m[1]) > 2100) {
     throw new ServiceError('bad_request', 'Parameter month must be a UTC month as YYYY-MM (for example 2026-01)');
   }
-  return raw as string;
+  return text;
 }
 
 /** The playground's row in by_key: no key id, named for where its calls come from. */

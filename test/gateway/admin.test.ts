@@ -253,6 +253,17 @@ describe(`admin API (${backendLabel()})`, () => {
       expect(key.body.message).to.equal('Invalid name: it must not contain control or text-direction characters');
     });
 
+    it('a malformed query is looked at only behind the token: 401 without it, 400 "The request is malformed" with it', async () => {
+      for (const p of ['/categories?x=%zz', '/organizations?x=%E0%A4', '/admin-nothing?x=%']) {
+        const a = await fetch(`${gw.url}/admin/v1${p}`);
+        expect(a.status, p).to.equal(401);
+        expect(await a.json()).to.deep.equal({ error: 'unauthorized', message: 'A valid admin bearer token is required' });
+      }
+      const b = await gw.admin.call('GET', '/categories?x=%zz');
+      expect(b.status).to.equal(400);
+      expect(b.body).to.deep.equal({ error: 'bad_request', message: 'The request is malformed' });
+    });
+
     it('an API key is not an admin token', async () => {
       const c = await gw.admin.customer();
       const a = await gw.admin.call('GET', '/categories', undefined, c.key);

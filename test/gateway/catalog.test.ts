@@ -156,6 +156,31 @@ describe(`catalog walk (${backendLabel()})`, () => {
         expect(a.body.error).to.equal('bad_request');
       }
     });
+    it('a search limit of any number of digits is clamped to 100, never refused for its size', async () => {
+      for (const limit of ['100', '101', '2147483647', '4294967296', '99999999999999999999999']) {
+        const a = await gw.getWithKey(all, `/v1/search?q=vento&limit=${limit}`);
+        expect(a.status, limit).to.equal(200);
+        expect(a.body.results.length, limit).to.be.within(1, 100);
+      }
+      for (const limit of ['0', '00', '-1', '+5', '1.5', '%205', '5%20', '1e3']) {
+        const a = await gw.getWithKey(all, `/v1/search?q=vento&limit=${limit}`);
+        expect(a.status, limit).to.equal(400);
+        expect(a.body, limit).to.deep.equal({ error: 'bad_request', message: 'Parameter limit must be a positive integer (at most 100 results are returned)' });
+      }
+    });
+    it('search q is at most 200 characters as people count them (code points, an accent joined to its letter)', async () => {
+      const emoji = '\u{1F697}'; // a car: two UTF-16 units, one character
+      const decomposed = 'e\u0301'; // é typed as e and a combining acute
+      for (const q of [emoji.repeat(200), decomposed.repeat(200), 'a'.repeat(200)]) {
+        const a = await gw.getWithKey(all, `/v1/search?q=${encodeURIComponent(q)}`);
+        expect(a.status, `${q.length} units`).to.equal(200);
+      }
+      for (const q of [emoji.repeat(201), decomposed.repeat(201), 'a'.repeat(201)]) {
+        const a = await gw.getWithKey(all, `/v1/search?q=${encodeURIComponent(q)}`);
+        expect(a.status, `${q.length} units`).to.equal(400);
+        expect(a.body).to.deep.equal({ error: 'bad_request', message: 'Parameter q is too long (at most 200 characters)' });
+      }
+    });
     it('search with q or limit given twice is 400 "must be given once"; a bracketed q is no q', async () => {
       for (const [p, message] of [
         ['/v1/search?q=vento&q=x', 'Parameter q must be given once'],

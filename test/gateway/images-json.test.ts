@@ -131,7 +131,7 @@ describe(`image JSON (${backendLabel()})`, () => {
       await expectError('/v1/makes/aurelia/models/vento/2021/front', 404, 'not_found');
     });
     it('shadow values outside true/1/false/0, a non-integer width, and bad plates are 400', async () => {
-      for (const q of ['shadow=yes', 'shadow=', 'width=abc', 'width=12.5', 'width=1e3', 'width=', 'plate=', 'plate=%F0%9F%9A%97', 'plate=AB%3C123', `plate=${'A'.repeat(13)}`, 'color=red&color=blue']) {
+      for (const q of ['shadow=yes', 'shadow=', 'width=abc', 'width=12.5', 'width=1e3', 'width=', 'width=%20100', 'width=300%20', 'width=%09300%0A', 'width=%C2%A0300', 'plate=', 'plate=%F0%9F%9A%97', 'plate=AB%3C123', `plate=${'A'.repeat(13)}`, 'color=red&color=blue']) {
         await expectError(`${SINGLE}/front?${q}`, 400, 'bad_request');
       }
     });

@@ -15,6 +15,7 @@ import type { Database } from '../../db/database.ts';
 import type { SignInLinks } from '../../dashboard/sign-in-links.ts';
 import { createAddressThrottle, createFailureThrottle, type FailureThrottle } from '../../auth/failure-throttle.ts';
 import { ID_RE, VIEW_RE, clientAddress, methodNotAllowed, validateParams } from '../hardening.ts';
+import { rejectMalformedQuery } from '../errors.ts';
 
 function requireAdmin(token: string, throttles: FailureThrottle[]): RequestHandler {
   const expected = crypto.createHash('sha256').update(token).digest();
@@ -77,6 +78,7 @@ export function adminRoutes(deps: {
       createAddressThrottle({ limit: limit * 5, windowMs: 60_000, message }),
     ]),
   );
+  r.use(rejectMalformedQuery);
   if (deps.bodyParser) r.use(deps.bodyParser);
   // ids and view ids are checked against their alphabets before any query (404 otherwise)
   validateParams(r, { org: ID_RE, id: ID_RE, view: VIEW_RE });

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { MESSAGES, ServiceError } from '../../../shared/errors.ts';
+import { singleParam } from '../../../shared/query-param.ts';
 import { parseImageOptions } from '../../../shared/render-options.ts';
 import { VIEW_IDS, isViewId, type ViewId } from '../../../shared/views.ts';
 import type { CatalogService } from '../../catalog/catalog-service.ts';
@@ -13,9 +14,9 @@ import { checkBackground, signedImageAnswer } from '../image-answer.ts';
  * caller's mistake (400); a repeated id is answered once, where it first appears.
  */
 export function parseViewList(raw: unknown): ViewId[] | null {
-  if (raw === undefined) return null;
-  if (typeof raw !== 'string') throw new ServiceError('bad_request', 'Parameter views must be given once');
-  const parts = raw.split(',').map((s) => s.trim());
+  const text = singleParam('views', raw);
+  if (text === undefined) return null;
+  const parts = text.split(',').map((s) => s.trim());
   if (parts.some((s) => s.length === 0)) {
     throw new ServiceError('bad_request', 'Invalid views: use view ids separated by commas, none empty');
   }
