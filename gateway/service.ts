@@ -139,7 +139,12 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
       small: { limitBytes: config.adminBodyLimitBytes, maxRatio: config.maxCompressionRatio, timeoutMs: config.bodyTimeoutMs },
       large: { limitBytes: config.catalogImportLimitBytes, maxRatio: config.maxCompressionRatio, timeoutMs: config.importBodyTimeoutMs },
     },
-    downloadGuard: createDownloadGuard({ concurrent: config.downloadConcurrentRenders, perMinute: config.downloadRendersPerMinute }),
+    downloadGuard: createDownloadGuard({
+      concurrent: config.downloadConcurrentRenders,
+      perMinute: config.downloadRendersPerMinute,
+      queued: config.downloadQueuedRenders,
+      waitMs: config.downloadQueueWaitMs,
+    }),
     imageCacheMaxAgeSeconds: config.imageCacheMaxAgeSeconds,
     corsAllowedOrigins: config.corsAllowedOrigins,
     contractOrigins: createContractOrigins({ db, bus }),

@@ -90,6 +90,8 @@ const gatewaySchema = z.object({
   HEADERS_TIMEOUT_MS: positiveInt(10_000),
   DOWNLOAD_CONCURRENT_RENDERS: positiveInt(4),
   DOWNLOAD_RENDERS_PER_MINUTE: positiveInt(120),
+  DOWNLOAD_QUEUED_RENDERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(1000).default(16)),
+  DOWNLOAD_QUEUE_WAIT_MS: positiveInt(10_000),
   IMAGE_CACHE_MAX_AGE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(86_400).default(60)),
   SEED_DEMO: z.preprocess(emptyAsUndefined, z.enum(['auto', 'true', 'false']).default('auto')),
   LOG_LEVEL: logLevel,
@@ -134,6 +136,10 @@ export interface GatewayConfig {
   /** The per-organisation guard on image downloads (docs/limits.md, "Image downloads"). */
   downloadConcurrentRenders: number;
   downloadRendersPerMinute: number;
+  /** Downloads of one organisation that may wait for a render slot (0: none wait, 429 at once). */
+  downloadQueuedRenders: number;
+  /** How long one of them waits at most before 429. */
+  downloadQueueWaitMs: number;
   /** Longest Cache-Control max-age of a downloaded image (how long a CDN may serve a grant unchecked). */
   imageCacheMaxAgeSeconds: number;
   seedDemo: 'auto' | 'true' | 'false';
@@ -213,6 +219,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
     downloadConcurrentRenders: e.DOWNLOAD_CONCURRENT_RENDERS,
     downloadRendersPerMinute: e.DOWNLOAD_RENDERS_PER_MINUTE,
+    downloadQueuedRenders: e.DOWNLOAD_QUEUED_RENDERS,
+    downloadQueueWaitMs: e.DOWNLOAD_QUEUE_WAIT_MS,
     imageCacheMaxAgeSeconds: e.IMAGE_CACHE_MAX_AGE_SECONDS,
     seedDemo: e.SEED_DEMO,
     logLevel: e.LOG_LEVEL,

@@ -1221,7 +1221,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Refused by the key's requests-per-minute limit (`rate_limited`, checked first) or the organization's monthly quota (`quota_exceeded`). A refused request moves no counter. */
+        /** @description Refused by the key's requests-per-minute limit (`rate_limited`) or the organization's monthly quota (`quota_exceeded`); when both refuse, the one with the later wait (nearly always the quota) names the answer, and `Retry-After` is that wait. A refused request moves no counter. */
         TooManyRequests: {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];
@@ -1332,7 +1332,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Malformed JSON, or a body that fails validation (the message names the first invalid field). */
+        /** @description Malformed JSON, a body that fails validation (the message names the first invalid field), or a malformed query. */
         AdminBadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1352,7 +1352,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Body over 20 MB. */
+        /** @description The body is over its limit after decompression: `ADMIN_BODY_LIMIT_KB` (8 KB) on every admin call, `CATALOG_IMPORT_LIMIT_MB` (20 MB) on `POST /admin/v1/catalog/import`; or it inflates more than `MAX_COMPRESSION_RATIO` times. */
         PayloadTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1461,6 +1461,55 @@ export interface components {
         UnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request itself is malformed: broken percent-encoding in the query (under `/v1` checked after the key is admitted, and counted; under `/admin/v1` after the token), a URL over 8,192 characters, or an HTTP/1.1 request without `Host`. */
+        MalformedRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Too many failed admin authentications from this client address (`ADMIN_AUTH_FAILURES_PER_MINUTE`, 20 a minute; an IPv6 /64 five times that), the correct token included until the minute passes. */
+        AdminTooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Broken percent-encoding in the query (for example `%ZZ`), checked after the key is admitted: counted. */
+        V1MalformedQuery: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                Vary: components["headers"]["Vary"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request itself is malformed: broken percent-encoding in the query, a URL over 8,192 characters, or an HTTP/1.1 request without `Host`. */
+        V1RootMalformed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                Vary: components["headers"]["Vary"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
                 [name: string]: unknown;
             };
             content: {
@@ -1645,6 +1694,7 @@ export interface operations {
                     "application/json": components["schemas"]["Root"];
                 };
             };
+            400: components["responses"]["V1RootMalformed"];
             500: components["responses"]["Internal"];
         };
     };
@@ -1672,6 +1722,7 @@ export interface operations {
                     "application/json": components["schemas"]["Me"];
                 };
             };
+            400: components["responses"]["V1MalformedQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -1703,6 +1754,7 @@ export interface operations {
                     "application/json": components["schemas"]["MakeList"];
                 };
             };
+            400: components["responses"]["V1MalformedQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -2093,6 +2145,7 @@ export interface operations {
                     "application/json": components["schemas"]["ColorList"];
                 };
             };
+            400: components["responses"]["V1MalformedQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -2124,6 +2177,7 @@ export interface operations {
                     "application/json": components["schemas"]["ViewList"];
                 };
             };
+            400: components["responses"]["V1MalformedQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -2358,6 +2412,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            400: components["responses"]["MalformedRequest"];
         };
     };
     readyz: {
@@ -2379,6 +2434,7 @@ export interface operations {
                     "application/json": components["schemas"]["Ready"];
                 };
             };
+            400: components["responses"]["MalformedRequest"];
             /** @description Not ready. */
             503: {
                 headers: {
@@ -2410,6 +2466,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            400: components["responses"]["MalformedRequest"];
         };
     };
     docsPage: {
@@ -2431,6 +2488,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            400: components["responses"]["MalformedRequest"];
         };
     };
     adminListCategories: {
@@ -2452,7 +2510,9 @@ export interface operations {
                     "application/json": components["schemas"]["CategoryList"];
                 };
             };
+            400: components["responses"]["MalformedRequest"];
             401: components["responses"]["AdminUnauthorized"];
+            429: components["responses"]["AdminTooManyRequests"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2475,7 +2535,9 @@ export interface operations {
                     "application/json": components["schemas"]["OrganizationList"];
                 };
             };
+            400: components["responses"]["MalformedRequest"];
             401: components["responses"]["AdminUnauthorized"];
+            429: components["responses"]["AdminTooManyRequests"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2518,6 +2580,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["AdminTooManyRequests"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2549,6 +2612,7 @@ export interface operations {
             400: components["responses"]["AdminBadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["AdminNotFound"];
+            429: components["responses"]["AdminTooManyRequests"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2598,6 +2662,7 @@ export interface operations {
             400: components["responses"]["AdminBadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["AdminNotFound"];
+            429: components["responses"]["AdminTooManyRequests"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2667,6 +2732,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["AdminTooManyRequests"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2710,6 +2776,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["AdminTooManyRequests"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2744,6 +2811,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["AdminTooManyRequests"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2796,6 +2864,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["AdminTooManyRequests"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2827,6 +2896,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["AdminTooManyRequests"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2858,6 +2928,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["AdminTooManyRequests"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2913,6 +2984,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["AdminTooManyRequests"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2950,6 +3022,7 @@ export interface operations {
             400: components["responses"]["AdminBadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["AdminNotFound"];
+            429: components["responses"]["AdminTooManyRequests"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2993,6 +3066,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["AdminTooManyRequests"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3038,6 +3112,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["AdminTooManyRequests"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3094,6 +3169,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["AdminTooManyRequests"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3116,7 +3192,9 @@ export interface operations {
                     "application/json": components["schemas"]["CatalogFile"];
                 };
             };
+            400: components["responses"]["MalformedRequest"];
             401: components["responses"]["AdminUnauthorized"];
+            429: components["responses"]["AdminTooManyRequests"];
             500: components["responses"]["Internal"];
         };
     };

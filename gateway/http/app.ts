@@ -111,14 +111,15 @@ export function buildApp(deps: AppDeps): Express {
   log.install(app.request);
   app.use(log.middleware);
   app.use(requireHost);
+  // CORS before any route and any refusal: preflights are answered here, before authentication (never
+  // billed), and a refusal below (a long URL, a malformed query) carries Vary and the CORS headers too
+  const corsV1 = v1Cors({ gatewayOrigins: deps.corsAllowedOrigins ?? [], contracts: deps.contractOrigins ?? createContractOrigins({ db: deps.db }) });
+  app.use('/v1', corsV1.admit);
+  app.use('/images', imageCors());
   app.use(limitUrlLength(8192));
   // a /v1 call's query is checked behind its key, in the v1 router: a counted 400 like a bad path's;
   // an admin call's behind the admin token (admin.ts), like everything under /admin/v1
   app.use(skipV1Subpaths((req, res, next) => (ADMIN_PATH.test(req.url) ? next() : rejectMalformedQuery(req, res, next))));
-  // CORS before any route: preflights are answered here, before authentication (never billed)
-  const corsV1 = v1Cors({ gatewayOrigins: deps.corsAllowedOrigins ?? [], contracts: deps.contractOrigins ?? createContractOrigins({ db: deps.db }) });
-  app.use('/v1', corsV1.admit);
-  app.use('/images', imageCors());
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

@@ -73,17 +73,19 @@ export function methodNotAllowed(router: Router): void {
 
 function answerOtherMethods(router: Router, p: string, methods: Set<string>): void {
   if (methods.has('GET')) methods.add('HEAD');
-  const allow = [...methods].sort().join(', ');
+  const use = [...methods].sort().join(', ');
+  // every method the resource answers (RFC 9110 §10.2.1), OPTIONS included, in the 405 as in the 204
+  const allow = `${use}, OPTIONS`;
   router.all(p, (req, res, next) => {
     if (methods.has(req.method)) {
       next(); // e.g. a route that passed (next()) on its own: fall through to 404
       return;
     }
     if (req.method === 'OPTIONS') {
-      res.set('Allow', `${allow}, OPTIONS`).status(204).end();
+      res.set('Allow', allow).status(204).end();
       return;
     }
-    next(new ServiceError('method_not_allowed', `Method ${req.method} is not allowed here; use ${allow}`, { headers: { Allow: allow } }));
+    next(new ServiceError('method_not_allowed', `Method ${req.method} is not allowed here; use ${use}`, { headers: { Allow: allow } }));
   });
 }
 

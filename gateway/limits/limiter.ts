@@ -18,7 +18,7 @@ export interface LimitState {
 
 export interface LimitDecision {
   allowed: boolean;
-  /** Why it was refused; the per-minute limit is checked first. */
+  /** Why it was refused; when both refuse, the one with the later wait (the Retry-After's). */
   reason: 'rate_limited' | 'quota_exceeded' | null;
   rpm: LimitState;
   quota: LimitState & { used: number };

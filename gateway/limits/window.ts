@@ -94,10 +94,13 @@ export function buildDecision(p: {
   let retryAfterSeconds: number | null = null;
   let reason: LimitDecision['reason'] = null;
   if (!allowed) {
-    reason = p.rpmOk ? 'quota_exceeded' : 'rate_limited';
     const rpmWait = p.rpmOk ? 0 : rpmWaitMs(p.prev, p.curr, e, p.rpmLimit);
     const rpmSec = Number.isFinite(rpmWait) ? Math.ceil(rpmWait / 1000) : 60;
-    retryAfterSeconds = Math.max(1, rpmSec, p.quotaOk ? 0 : monthReset);
+    const quotaSec = p.quotaOk ? 0 : monthReset;
+    // when both refuse, the one the client waits for names the answer, as it sets Retry-After: a
+    // "per minute" message with a Retry-After of days would send it looking at the wrong limit
+    reason = p.quotaOk || (!p.rpmOk && rpmSec > quotaSec) ? 'rate_limited' : 'quota_exceeded';
+    retryAfterSeconds = Math.max(1, rpmSec, quotaSec);
   }
   return {
     allowed,

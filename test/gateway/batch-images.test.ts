@@ -95,6 +95,17 @@ describe(`batch images (${backendLabel()})`, function () {
       }
     });
 
+    it('all nine URLs fetched at once, as a page does, download (over the renders in flight they wait their turn)', async () => {
+      const a = await batch('?color=2a7f3c&width=256&format=webp');
+      expect(a.status, a.text).to.equal(200);
+      const answers = await Promise.all(a.body.images.map((i: { image_url: string }) => fetch(local(i.image_url))));
+      expect(answers.map((r) => r.status)).to.deep.equal(a.body.images.map(() => 200));
+      for (const r of answers) {
+        const meta = await sharp(Buffer.from(await r.arrayBuffer())).metadata();
+        expect([meta.format, meta.width]).to.deep.equal(['webp', 256]);
+      }
+    });
+
     it('a listed subset comes back in the listed order, a repeated view once', async () => {
       const a = await batch('?views=rear,%20front,rear');
       expect(a.status, a.text).to.equal(200);

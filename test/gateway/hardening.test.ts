@@ -152,7 +152,7 @@ describe('hardening (real gateway on port 0)', function () {
     it('DELETE /v1/colors → 405 with Allow', async () => {
       const a = await request(`${gw.url}/v1/colors`, { method: 'DELETE', headers: { 'x-api-key': key } });
       expect(a.status).to.equal(405);
-      expect(a.headers.get('allow')).to.equal('GET, HEAD');
+      expect(a.headers.get('allow')).to.equal('GET, HEAD, OPTIONS');
       expect(expectErrorBody(a.text, '405').error).to.equal('method_not_allowed');
     });
     it('POST /healthz and PUT /images/x → 405 with Allow', async () => {
@@ -166,14 +166,14 @@ describe('hardening (real gateway on port 0)', function () {
     it('admin: DELETE /admin/v1/categories → 405 (after the token)', async () => {
       const a = await gw.admin.call('DELETE', '/categories');
       expect(a.status).to.equal(405);
-      expect(a.headers.get('allow')).to.equal('GET, HEAD');
+      expect(a.headers.get('allow')).to.equal('GET, HEAD, OPTIONS');
       expectErrorBody(a.text, 'admin 405');
     });
     it('the key-less root /v1: another method is 405 with Allow (not 401)', async () => {
       for (const m of ['PUT', 'POST', 'DELETE']) {
         const a = await request(`${gw.url}/v1`, { method: m });
         expect(a.status, m).to.equal(405);
-        expect(a.headers.get('allow')).to.equal('GET, HEAD');
+        expect(a.headers.get('allow')).to.equal('GET, HEAD, OPTIONS');
         expect(expectErrorBody(a.text, `${m} /v1`).error).to.equal('method_not_allowed');
       }
     });

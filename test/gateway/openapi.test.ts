@@ -364,6 +364,25 @@ describe('docs/openapi.json', () => {
       if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     });
 
+    it('every operation documents what a malformed query and a missing credential answer (real requests, every path and method)', async () => {
+      for (const [template, item] of Object.entries(doc.paths as JsonObject)) {
+        for (const method of Object.keys(item as JsonObject)) {
+          if (!['get', 'post', 'put', 'patch', 'delete', 'head'].includes(method)) continue;
+          const M = method.toUpperCase();
+          const concrete = template.replace('{token}.{ext}', 'abc.webp').replace(/\{[^}]+\}/g, 'x1');
+          const headers: Record<string, string> = template.startsWith('/admin/') ? { authorization: `Bearer ${gw.adminToken}` } : template.startsWith('/v1/') ? { 'x-api-key': key } : {};
+          const malformed = await call(`${concrete}?x=%zz`, { method: M, headers });
+          if (M === 'HEAD') expect(documented(M, template)!.responses as JsonObject, `${M} ${template}`).to.have.property(String(malformed.status));
+          else expectDocumented(M, template, malformed);
+          if (template.startsWith('/admin/') || template.startsWith('/v1/')) {
+            const bare = await call(concrete, { method: M });
+            expectDocumented(M, template, bare);
+            expect(bare.status, `${M} ${template} without a credential`).to.equal(401);
+          }
+        }
+      }
+    });
+
     it('root, health, reference, /v1/me', async () => {
       expectDocumented('GET', '/v1', await v1('/v1', null));
       expectDocumented('GET', '/healthz', await call('/healthz'));

@@ -95,40 +95,77 @@ describe('security: the renderer queue is fair between organisations', () => {
   });
 });
 
-function retryAfterOf(admit: () => unknown): string | undefined {
-  try {
-    admit();
-  } catch (e) {
-    return (e as ServiceError).headers?.['Retry-After'];
-  }
-  return expect.fail('admitted');
-}
-
 describe('security: the download guard counts cache-miss renders per organisation', () => {
-  it('admits up to the minute limit, counts hits only when they miss, refuses with a Retry-After', () => {
-    const g = createDownloadGuard({ concurrent: 2, perMinute: 3 });
-    const t = 60_000 * 1000 + 10_000;
-    for (let i = 0; i < 3; i++) g.admit('A', false, t).release(true, t);
-    expect(() => g.admit('A', false, t)).to.throw(ServiceError).with.property('code', 'rate_limited');
-    // Retry-After is when one more fits: 50 s to the next minute, where 3 × (60 − e′)/60 + 1 ≤ 3 at e′ = 20 s
-    expect(retryAfterOf(() => g.admit('A', false, t))).to.equal('70');
-    g.admit('A', true, t).release(false, t); // a presumed hit that was one is not held back nor counted
-    g.admit('B', false, t).release(true, t); // another organisation is not affected
-    const held = [g.admit('C', true, t), g.admit('C', true, t)];
+  const refusal = async (p: Promise<unknown>): Promise<ServiceError> => {
     try {
-      g.admit('C', true, t);
-      expect.fail('admitted');
+      await p;
     } catch (e) {
-      expect((e as ServiceError).headers).to.deep.equal({ 'Retry-After': '1' });
+      expect(e).to.be.instanceOf(ServiceError);
+      return e as ServiceError;
     }
+    return expect.fail('admitted');
+  };
+
+  it('admits up to the minute limit, counts hits only when they miss, refuses with a Retry-After', async () => {
+    const g = createDownloadGuard({ concurrent: 2, perMinute: 3, queued: 0 });
+    const t = 60_000 * 1000 + 10_000;
+    const at = { nowMs: t };
+    for (let i = 0; i < 3; i++) (await g.admit('A', false, at)).release(true, t);
+    const over = await refusal(g.admit('A', false, at));
+    expect(over.code).to.equal('rate_limited');
+    // Retry-After is when one more fits: 50 s to the next minute, where 3 × (60 − e′)/60 + 1 ≤ 3 at e′ = 20 s
+    expect(over.headers).to.deep.equal({ 'Retry-After': '70' });
+    (await g.admit('A', true, at)).release(false, t); // a presumed hit that was one is not held back nor counted
+    (await g.admit('B', false, at)).release(true, t); // another organisation is not affected
+    const held = [await g.admit('C', true, at), await g.admit('C', true, at)];
+    // with no room to wait, a third in flight is refused at once
+    expect((await refusal(g.admit('C', true, at))).headers).to.deep.equal({ 'Retry-After': '1' });
     for (const h of held) h.release(false, t);
     expect(g.inFlight('C')).to.equal(0);
     // the previous minute weighs in: at 30 s into the next minute 3 × 0.5 = 1.5, so one more fits
     const next = t - 10_000 + 60_000 + 30_000;
-    g.admit('A', false, next).release(true, next);
-    expect(() => g.admit('A', false, next)).to.throw(ServiceError);
+    (await g.admit('A', false, { nowMs: next })).release(true, next);
+    const again = await refusal(g.admit('A', false, { nowMs: next }));
     // 3 × (60 − e′)/60 + 1 + 1 ≤ 3 at e′ = 40 s: 10 s from now
-    expect(retryAfterOf(() => g.admit('A', false, next))).to.equal('10');
+    expect(again.headers).to.deep.equal({ 'Retry-After': '10' });
+  });
+
+  it('over the renders in flight, downloads wait their turn (first come, first served), up to the queue and its wait', async () => {
+    const g = createDownloadGuard({ concurrent: 2, perMinute: 1000, queued: 3, waitMs: 300 });
+    const running = [await g.admit('A', false), await g.admit('A', false)];
+    const order: number[] = [];
+    const waiting = [0, 1, 2].map((i) => g.admit('A', false).then((t) => (order.push(i), t)));
+    expect(g.waiting('A')).to.equal(3);
+    // the queue is full: the next is refused at once, and another organisation is not held up
+    expect((await refusal(g.admit('A', false))).headers).to.deep.equal({ 'Retry-After': '1' });
+    (await g.admit('B', false)).release(true);
+    running[0]!.release(true);
+    running[1]!.release(true);
+    const granted = await Promise.all(waiting.slice(0, 2));
+    expect(order).to.deep.equal([0, 1]);
+    expect(g.inFlight('A')).to.equal(2);
+    expect(granted[0]!.waitedMs).to.be.at.least(0);
+    // the third waits too long: 429 Retry-After 1, and it gave back its place in the minute
+    const late = await refusal(waiting[2]!);
+    expect(late.headers).to.deep.equal({ 'Retry-After': '1' });
+    expect(g.waiting('A')).to.equal(0);
+    for (const t of granted) t.release(true);
+    expect(g.inFlight('A')).to.equal(0);
+  });
+
+  it('a waiting download whose client went away leaves the queue, and its minute place is given back', async () => {
+    const g = createDownloadGuard({ concurrent: 1, perMinute: 2, queued: 4, waitMs: 5_000 });
+    const first = await g.admit('A', false);
+    const ac = new AbortController();
+    const waiting = g.admit('A', false, { signal: ac.signal });
+    expect(g.waiting('A')).to.equal(1);
+    ac.abort();
+    expect((await refusal(waiting)).code).to.equal('unavailable');
+    expect(g.waiting('A')).to.equal(0);
+    first.release(true);
+    // two misses fit the minute: the cancelled one took nothing
+    (await g.admit('A', false)).release(true);
+    expect((await refusal(g.admit('A', false))).code).to.equal('rate_limited');
   });
 });
 
@@ -154,7 +191,7 @@ describe(`security: a fair share of rendering, end to end (${backendLabel()})`, 
       composites++;
       return composite(job);
     };
-    gw = await startTestGateway({ renderer: renderer.client, env: { DOWNLOAD_RENDERS_PER_MINUTE: '5', DOWNLOAD_CONCURRENT_RENDERS: '2' } });
+    gw = await startTestGateway({ renderer: renderer.client, env: { DOWNLOAD_RENDERS_PER_MINUTE: '5', DOWNLOAD_CONCURRENT_RENDERS: '2', DOWNLOAD_QUEUED_RENDERS: '1' } });
   });
   after(async () => {
     slowMs = 0;
@@ -210,16 +247,17 @@ describe(`security: a fair share of rendering, end to end (${backendLabel()})`, 
   });
 
   describe('error', () => {
-    it('over the concurrent limit the download is 429 with Retry-After: 1 and the JSON body', async () => {
+    it('over the renders in flight a download waits for a slot and is served; with the wait full it is 429 with Retry-After: 1 and the JSON body', async () => {
       const c = await gw.admin.customer();
-      const urls = [await urlFor(c.key), await urlFor(c.key), await urlFor(c.key)];
+      const urls = [await urlFor(c.key), await urlFor(c.key), await urlFor(c.key), await urlFor(c.key)];
       slowMs = 600;
       const first = [request(urls[0]!), request(urls[1]!)];
       await waitFor(() => internals.queue.running + internals.queue.queued >= 2, 5000);
-      const third = await request(urls[2]!);
-      expect(expect429(third)).to.equal(1);
-      const done = await Promise.all(first);
-      expect(done.map((d) => d.status)).to.deep.equal([200, 200]);
+      const third = request(urls[2]!); // waits at the gateway for one of the two
+      const fourth = await request(urls[3]!); // the organisation's one waiting place is taken
+      expect(expect429(fourth)).to.equal(1);
+      const done = await Promise.all([...first, third]);
+      expect(done.map((d) => d.status)).to.deep.equal([200, 200, 200]);
     });
 
     it("a full renderer queue makes room for another organisation's render (the flooding one gets 503)", async () => {

@@ -33,11 +33,11 @@ describe('routing of /v1 calls past the root and image routers', function () {
   it('POST /docs/openapi.json and PUT /images/x are still 405 with their Allow', async () => {
     const docs = await request(`${gw.url}/docs/openapi.json`, { method: 'POST' });
     expect(docs.status).to.equal(405);
-    expect(docs.headers.get('allow')).to.equal('GET, HEAD');
+    expect(docs.headers.get('allow')).to.equal('GET, HEAD, OPTIONS');
     expectErrorBody(docs.text, 'POST /docs/openapi.json');
     const img = await request(`${gw.url}/images/abc.webp`, { method: 'PUT' });
     expect(img.status).to.equal(405);
-    expect(img.headers.get('allow')).to.equal('GET, HEAD');
+    expect(img.headers.get('allow')).to.equal('GET, HEAD, OPTIONS');
   });
 
   it('the docs and image routes still answer', async () => {

@@ -4,7 +4,10 @@ import { MESSAGES, ServiceError } from '../../../shared/errors.ts';
 import { CONTENT_TYPES } from '../../../shared/render-options.ts';
 import { LRUCache } from 'lru-cache';
 import type { Authenticator } from '../../auth/authenticator.ts';
-import type { DownloadGuard } from '../../limits/download-guard.ts';
+import type { DownloadGuard, DownloadTicket } from '../../limits/download-guard.ts';
+
+/** The least time a render is given after its download waited for a slot. */
+const MIN_RENDER_MS = 2_000;
 import type { ImageClaims, ImageSigner } from '../../signing/image-token.ts';
 import type { ImageRenderer } from '../../render/image-renderer.ts';
 import { bindRequestLog } from '../request-log.ts';
@@ -99,13 +102,21 @@ export function imageRoutes(deps: ImageRouteDeps): Router {
     }
     if (!deps.renderer) throw new ServiceError('unavailable', MESSAGES.unavailable);
 
-    const ticket = deps.guard.admit(claims.org, seen !== undefined);
-    let miss = true;
     const ac = new AbortController();
     const onGone = () => {
       if (!res.writableFinished) ac.abort();
     };
     res.on('close', onGone);
+    let ticket: DownloadTicket;
+    try {
+      // over the organisation's renders in flight the download waits for a slot (bounded)
+      ticket = await deps.guard.admit(claims.org, seen !== undefined, { signal: ac.signal });
+    } catch (e) {
+      res.off('close', onGone);
+      if (ac.signal.aborted) return; // the client went away while waiting: nobody to answer
+      throw e;
+    }
+    let miss = true;
     try {
       let out: Awaited<ReturnType<ImageRenderer['render']>>;
       try {
@@ -120,7 +131,8 @@ export function imageRoutes(deps: ImageRouteDeps): Router {
             width: claims.width,
             background: claims.background,
           },
-          { deadlineMs: deps.renderTimeoutMs, signal: ac.signal, org: claims.org, requestId: typeof req.id === 'string' ? req.id : undefined },
+          // the time spent waiting for a slot comes out of the render's time
+          { deadlineMs: Math.max(MIN_RENDER_MS, deps.renderTimeoutMs - ticket.waitedMs), signal: ac.signal, org: claims.org, requestId: typeof req.id === 'string' ? req.id : undefined },
         );
       } catch (e) {
         if (ac.signal.aborted) return; // the client went away: nobody to answer

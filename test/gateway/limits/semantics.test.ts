@@ -60,6 +60,25 @@ forEachBackend('limiter semantics', (b) => {
     expect(n).to.equal(7);
   });
 
+  it('when both refuse, the limit the client waits for names the answer: the quota, except in the month\'s last seconds', async () => {
+    const clock = fakeClock();
+    const l = b.make({ clock, usageStore: memoryUsageStore() });
+    const both = req({ rpmLimit: 3, monthlyQuota: 3 });
+    for (let i = 0; i < 3; i++) expect(await l.consume(both)).to.include({ allowed: true });
+    const d = await l.consume(both); // the minute and the month are both spent
+    expect(d.reason).to.equal('quota_exceeded');
+    expect(d.retryAfterSeconds).to.equal(d.quota.resetSeconds);
+    expect(d.retryAfterSeconds).to.be.greaterThan(86_400);
+    // 10 s before the month ends, the minute frees up later than the month: the minute names it
+    const l2 = b.make({ clock, usageStore: memoryUsageStore() });
+    clock.set(Date.UTC(2031, 5, 1) - 10_000);
+    const k2 = req({ keyId: 'k2', orgId: 'o2', rpmLimit: 3, monthlyQuota: 3 });
+    for (let i = 0; i < 3; i++) expect(await l2.consume(k2)).to.include({ allowed: true });
+    const late = await l2.consume(k2);
+    expect(late.reason).to.equal('rate_limited');
+    expect(late.retryAfterSeconds).to.be.greaterThan(10);
+  });
+
   it('200 parallel calls against a quota of 100 admit exactly 100', async () => {
     const clock = fakeClock();
     const l = b.make({ clock, usageStore: memoryUsageStore() });
