@@ -348,3 +348,51 @@ describe(`security: a fair share of rendering, end to end (${backendLabel()})`, 
     });
   });
 });
+
+describe(`security: a client that leaves a download while its grant is checked (${backendLabel()})`, function () {
+  this.timeout(60_000);
+  let gw: TestGateway;
+  let renderer: TestRenderer;
+  let slowQueryMs = 0;
+
+  before(async () => {
+    renderer = await startTestRenderer();
+    // grants checked against the database every time, two renders in flight, nobody waits
+    gw = await startTestGateway({ renderer: renderer.client, env: { AUTH_CACHE_TTL_MS: '1', DOWNLOAD_CONCURRENT_RENDERS: '2', DOWNLOAD_QUEUED_RENDERS: '0' } });
+    // a stalled database on demand: every query waits first
+    const query = gw.db.query.bind(gw.db);
+    gw.db.query = (async (...args: Parameters<typeof query>) => {
+      if (slowQueryMs > 0) await sleep(slowQueryMs);
+      return query(...args);
+    }) as typeof gw.db.query;
+  });
+  after(async () => {
+    slowQueryMs = 0;
+    await gw?.close();
+    await renderer?.close();
+  });
+
+  it('holds no render slot afterwards: the organisation downloads again at once', async () => {
+    const c = await gw.admin.customer();
+    const urls: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const a = await gw.getWithKey(c.key, `${SINGLE}/front_left?format=png&width=1200&color=${(0x200000 + i).toString(16)}`);
+      urls.push(local(a.body.image_url as string));
+    }
+    slowQueryMs = 700;
+    // two clients give up while their grants are being checked
+    await Promise.all(
+      urls.slice(0, 2).map(async (u) => {
+        const ac = new AbortController();
+        setTimeout(() => ac.abort(), 200);
+        await fetch(u, { signal: ac.signal }).catch(() => undefined);
+      }),
+    );
+    await sleep(2_000); // their grant checks end and their handlers go on without them
+    slowQueryMs = 0;
+    for (const u of [urls[2]!, urls[0]!]) {
+      const a = await request(u);
+      expect(a.status, a.text).to.equal(200);
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { MESSAGES, ServiceError } from '../../../shared/errors.ts';
 import { CONTENT_TYPES } from '../../../shared/render-options.ts';
 import { LRUCache } from 'lru-cache';
@@ -62,6 +62,22 @@ export function imageRoutes(deps: ImageRouteDeps): Router {
   const r = Router();
   const known = deps.knownImages ?? new LRUCache<string, KnownImage>({ max: 20_000 });
   r.get('/images/:file', async (req, res) => {
+    // Whether the client is still there, watched from the first line: a client that leaves while the
+    // grant is checked (a slow database) must not leave a render slot held by a write nobody drains.
+    const ac = new AbortController();
+    const onGone = () => {
+      if (!res.writableFinished) ac.abort();
+    };
+    res.on('close', onGone);
+    if (res.closed || req.socket.destroyed) ac.abort();
+    try {
+      await download(req, res, ac.signal);
+    } finally {
+      res.off('close', onGone);
+    }
+  });
+
+  async function download(req: Request, res: Response, gone: AbortSignal): Promise<void> {
     (req as { redactedUrl?: string }).redactedUrl = REDACTED_IMAGE_URL;
     res.set('Cache-Control', 'no-store'); // refusals are not cached; a success sets its own
     const m = FILE_RE.exec(String(req.params.file));
@@ -77,6 +93,7 @@ export function imageRoutes(deps: ImageRouteDeps): Router {
       view: claims.catalogView,
       format: claims.format,
     });
+    if (gone.aborted) return; // nobody to answer
 
     const etag = imageEtag(claims);
     const maxAge = Math.max(0, Math.min(MAX_AGE_CAP, deps.cacheMaxAgeSeconds, claims.exp - Math.floor(Date.now() / 1000)));
@@ -102,18 +119,12 @@ export function imageRoutes(deps: ImageRouteDeps): Router {
     }
     if (!deps.renderer) throw new ServiceError('unavailable', MESSAGES.unavailable);
 
-    const ac = new AbortController();
-    const onGone = () => {
-      if (!res.writableFinished) ac.abort();
-    };
-    res.on('close', onGone);
     let ticket: DownloadTicket;
     try {
       // over the organisation's renders in flight the download waits for a slot (bounded)
-      ticket = await deps.guard.admit(claims.org, seen !== undefined, { signal: ac.signal });
+      ticket = await deps.guard.admit(claims.org, seen !== undefined, { signal: gone });
     } catch (e) {
-      res.off('close', onGone);
-      if (ac.signal.aborted) return; // the client went away while waiting: nobody to answer
+      if (gone.aborted) return; // the client went away while waiting: nobody to answer
       throw e;
     }
     let miss = true;
@@ -132,17 +143,17 @@ export function imageRoutes(deps: ImageRouteDeps): Router {
             background: claims.background,
           },
           // the time spent waiting for a slot comes out of the render's time
-          { deadlineMs: Math.max(MIN_RENDER_MS, deps.renderTimeoutMs - ticket.waitedMs), signal: ac.signal, org: claims.org, requestId: typeof req.id === 'string' ? req.id : undefined },
+          { deadlineMs: Math.max(MIN_RENDER_MS, deps.renderTimeoutMs - ticket.waitedMs), signal: gone, org: claims.org, requestId: typeof req.id === 'string' ? req.id : undefined },
         );
       } catch (e) {
-        if (ac.signal.aborted) return; // the client went away: nobody to answer
+        if (gone.aborted) return; // the client went away: nobody to answer
         throw e;
       }
       miss = out.header.cacheHit !== true;
       const contentType = CONTENT_TYPES[claims.format];
       known.set(etag, { contentType, byteLength: out.header.byteLength });
       const it = out.body[Symbol.asyncIterator]();
-      if (ac.signal.aborted) {
+      if (gone.aborted) {
         await it.return?.();
         return;
       }
@@ -161,27 +172,26 @@ export function imageRoutes(deps: ImageRouteDeps): Router {
         for (;;) {
           const next = await it.next();
           if (next.done) break;
-          if (ac.signal.aborted) break;
+          if (gone.aborted) break;
           if (!res.write(next.value)) {
             await new Promise<void>((resolve) => {
               const done = () => {
                 res.off('drain', done);
-                ac.signal.removeEventListener('abort', done);
+                gone.removeEventListener('abort', done);
                 resolve();
               };
               res.once('drain', done);
-              ac.signal.addEventListener('abort', done, { once: true });
+              gone.addEventListener('abort', done, { once: true });
             });
           }
         }
       } finally {
-        if (ac.signal.aborted) await it.return?.();
+        if (gone.aborted) await it.return?.();
       }
-      if (!ac.signal.aborted) res.end();
+      if (!gone.aborted) res.end();
     } finally {
-      res.off('close', onGone);
       ticket.release(miss);
     }
-  });
+  }
   return r;
 }
