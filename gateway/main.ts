@@ -2,6 +2,7 @@ import path from 'node:path';
 import { ConfigError, loadGatewayConfig } from '../shared/config.ts';
 import { createLogger } from '../shared/logger.ts';
 import { startMetricsServer, type MetricsServer } from '../shared/metrics-server.ts';
+import { exitOnStartError } from '../shared/start-error.ts';
 import { startLocalRenderer, type LocalRenderer } from './render/local-renderer.ts';
 import { createGrpcImageRenderer } from './render/grpc-image-renderer.ts';
 import { startGateway } from './service.ts';
@@ -27,7 +28,7 @@ async function main(): Promise<void> {
     rendererAddr = local.address;
     logger.info({ address: rendererAddr }, 'started the local renderer');
   }
-  const renderer = createGrpcImageRenderer({ addresses: rendererAddr, logger });
+  const renderer = createGrpcImageRenderer({ addresses: rendererAddr, logger, outageWaitMs: config.rendererOutageWaitMs });
   const gw = await startGateway({ config, logger, renderer });
   let metrics: MetricsServer | null = null;
   if (config.metricsPort !== null) {
@@ -35,18 +36,21 @@ async function main(): Promise<void> {
     logger.info({ port: metrics.port, host: config.metricsHost }, 'gateway metrics listening (GET /metrics)');
   }
   const url = gw.url.replace('127.0.0.1', 'localhost');
-  printWelcome(url, gw.adminToken, gw.generatedAdminToken, gw.demoKey, gw.exampleImagePath, gw.demoSignIn, adminCommand(url, config.dataDir));
+  printWelcome(url, gw.adminToken, gw.generatedAdminToken, gw.demoKey, gw.demoOrgExists, gw.exampleImagePath, gw.demoSignIn, adminCommand(url, config.dataDir));
+  gw.credentialsShown();
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    // requests in flight get SHUTDOWN_GRACE_MS, the local renderer its own grace; past both, give up
+    // requests in flight get SHUTDOWN_GRACE_MS, the local renderer its own grace, the two final usage
+    // flushes a query timeout each (a stalled database: their lost counts are logged); past all, give up
+    const flushes = config.databaseUrl ? 2 * config.databaseQueryTimeoutMs + 5_000 : 0;
     const force = setTimeout(() => {
       logger.error('shutdown took too long; exiting');
       process.exit(1);
-    }, config.shutdownGraceMs + 15_000);
+    }, config.shutdownGraceMs + Math.max(15_000, flushes));
     force.unref();
     try {
       await gw.close(); // stop accepting, drain, flush usage counts, close the pools
@@ -80,6 +84,7 @@ function printWelcome(
   adminToken: string,
   newAdmin: boolean,
   demoKey: string | null,
+  demoOrgExists: boolean,
   example: string | null,
   demoSignIn: { url: string; expiresAt: string; memberId: string } | null,
   admin: string,
@@ -111,7 +116,7 @@ function printWelcome(
     }
   } else {
     lines.push(
-      'The demo key was printed at the first start. A new one:',
+      demoOrgExists ? 'The demo key was printed at the first start. A new one:' : 'An organisation, its contract and an API key:',
       `  ${admin} quickstart "My org"      # organisation + contract + key (see README)`,
     );
   }
@@ -119,7 +124,4 @@ function printWelcome(
   process.stdout.write(lines.join('\n') + '\n');
 }
 
-main().catch((err) => {
-  console.error('gateway failed to start:', err);
-  process.exit(1);
-});
+main().catch((err) => exitOnStartError('gateway', err));

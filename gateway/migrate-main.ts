@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   const config = loadGatewayConfig(process.env);
   const logger = createLogger('migrate', config.logLevel);
   if (!config.databaseUrl) throw new ConfigError('DATABASE_URL: required for the migration job');
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: null });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: null, timeouts: { connectTimeoutMs: config.databaseConnectTimeoutMs } });
   const rows = await db.query<{ version: number }>('SELECT max(version)::int AS version FROM schema_migrations').catch(() => []);
   logger.info({ version: rows[0]?.version ?? null }, 'migrations applied');
   await db.close();

@@ -27,6 +27,7 @@ import { createUsageRecorder } from './usage/recorder.ts';
 import type { ImageRenderer } from './render/image-renderer.ts';
 import { loadSecrets } from './secrets.ts';
 import { seedDemoCatalog, seedDemoOrganization } from './seed/demo.ts';
+import { forgetUnshown, readUnshown, rememberUnshown } from './unshown-credentials.ts';
 import { createImageSigner } from './signing/image-token.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -42,6 +43,10 @@ export interface GatewayHandle {
   /** A published view of the catalog, for the first-image example printed at start. */
   exampleImagePath: string | null;
   generatedAdminToken: boolean;
+  /** A demo organisation was made at some start (embedded mode or SEED_DEMO=true). */
+  demoOrgExists: boolean;
+  /** Call once the welcome text (admin token, demo key) has been written: they are not kept for the next start. */
+  credentialsShown(): void;
   /** The public HTTP server (its request classes are the app's: http/app-server-classes.ts). */
   server: http.Server;
   db: Database;
@@ -76,7 +81,13 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
   fs.mkdirSync(config.dataDir, { recursive: true });
   const secrets = loadSecrets(config);
   const ownsDb = !opts.db;
-  const db = opts.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  const db =
+    opts.db ??
+    (await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      timeouts: { connectTimeoutMs: config.databaseConnectTimeoutMs, queryTimeoutMs: config.databaseQueryTimeoutMs },
+    }));
   logger.info({ database: db.kind, redis: config.redisUrl ? 'redis' : 'in-process' }, 'storage ready');
 
   const bus: InvalidationBus = config.redisUrl ? createRedisBus({ redisUrl: config.redisUrl, logger }) : createLocalBus();
@@ -88,14 +99,18 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
   const assets: AssetSetDirectory = createFileAssetSetDirectory(opts.assetsDir ?? path.join(ROOT, 'assets'));
 
   const embedded = !config.databaseUrl;
-  let demoKey: string | null = null;
-  let demoMemberId: string | null = null;
+  if (secrets.generated.adminToken) rememberUnshown(config.dataDir, { adminToken: true });
   if (config.seedDemo === 'true' || (config.seedDemo === 'auto')) await seedDemoCatalog(db, assets, logger, opts.demoCatalogFile);
+  let demoOrgExists = false;
   if (config.seedDemo === 'true' || (config.seedDemo === 'auto' && embedded)) {
     const seeded = await seedDemoOrganization(db, admin);
-    demoKey = seeded?.key ?? null;
-    demoMemberId = seeded?.memberId ?? null;
+    if (seeded) rememberUnshown(config.dataDir, { demo: { key: seeded.key, memberId: seeded.memberId } });
+    demoOrgExists = true;
   }
+  // what a first start made and nobody has seen yet (this start's, or a failed earlier start's)
+  const unshown = readUnshown(config.dataDir);
+  const demoKey = unshown.demo?.key ?? null;
+  const demoMemberId = unshown.demo?.memberId ?? null;
 
   const exampleImagePath = await findExampleImagePath(db);
   let baseUrl = config.publicBaseUrl ?? '';
@@ -182,7 +197,9 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     demoKey,
     demoSignIn,
     exampleImagePath,
-    generatedAdminToken: secrets.generated.adminToken,
+    generatedAdminToken: unshown.adminToken === true && !config.adminToken,
+    demoOrgExists,
+    credentialsShown: () => forgetUnshown(config.dataDir),
     server,
     db,
     limiter,
@@ -195,11 +212,15 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
         // keep-alive connections that become idle after their answer are closed as they go idle
         const idle = setInterval(() => server.closeIdleConnections(), 250);
         idle.unref();
-        server.once('close', () => clearInterval(idle));
-        setTimeout(() => {
+        const grace = setTimeout(() => {
           logger.warn('grace period over, closing open connections');
           server.closeAllConnections();
-        }, config.shutdownGraceMs).unref();
+        }, config.shutdownGraceMs);
+        grace.unref();
+        server.once('close', () => {
+          clearInterval(idle);
+          clearTimeout(grace);
+        });
       });
       await limiter.close();
       await usage.close().catch(() => {}); // a failure is logged with the counts it could not write

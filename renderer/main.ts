@@ -1,6 +1,7 @@
-import { loadRendererConfig } from '../shared/config.ts';
+import { ConfigError, loadRendererConfig } from '../shared/config.ts';
 import { createLogger } from '../shared/logger.ts';
 import { startMetricsServer, type MetricsServer } from '../shared/metrics-server.ts';
+import { exitOnStartError } from '../shared/start-error.ts';
 import { startRendererServer } from './server.ts';
 
 /**
@@ -9,7 +10,14 @@ import { startRendererServer } from './server.ts';
  */
 process.env.ANGLE_DEFAULT_PLATFORM ??= 'vulkan';
 
-const config = loadRendererConfig();
+let config: ReturnType<typeof loadRendererConfig>;
+try {
+  config = loadRendererConfig();
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err;
+  console.error(err.message); // names each variable and what it must be, as the gateway does
+  process.exit(2);
+}
 const logger = createLogger('renderer', config.logLevel);
 
 try {
@@ -43,6 +51,6 @@ try {
   // a forked renderer goes when its parent does
   process.on('disconnect', () => stop('disconnect'));
 } catch (e) {
-  logger.fatal({ err: e }, 'renderer failed to start');
-  process.exit(1);
+  logger.debug({ err: e }, 'renderer failed to start');
+  exitOnStartError('renderer', e);
 }

@@ -16,14 +16,54 @@ export class ConfigError extends Error {
 
 const emptyAsUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
-const port = (def: number) => z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(def));
+const PORT_MESSAGE = 'must be a port number from 0 to 65535 (0: any free port)';
+const portNumber = () => z.coerce.number({ error: PORT_MESSAGE }).int({ error: PORT_MESSAGE }).min(0, { error: PORT_MESSAGE }).max(65535, { error: PORT_MESSAGE });
+const port = (def: number) => z.preprocess(emptyAsUndefined, portNumber().default(def));
 /** A port, 0 for a free one, or `off` (null): the internal Prometheus listener. */
 const metricsPort = (def: number) =>
   z.preprocess(
     emptyAsUndefined,
-    z.union([z.literal('off').transform(() => null), z.coerce.number().int().min(0).max(65535)]).default(def),
+    z
+      .union([z.literal('off').transform(() => null), portNumber()], { error: `${PORT_MESSAGE}, or off` })
+      .default(def),
   );
 const positiveInt = (def: number) => z.preprocess(emptyAsUndefined, z.coerce.number().int().positive().default(def));
+
+/** A URL of one of `protocols` with a host (a typo such as `redis//host` is not taken for a host name). */
+const serverUrl = (what: string, protocols: readonly string[]) =>
+  z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .refine((s) => {
+        try {
+          const u = new URL(s);
+          return protocols.includes(u.protocol) && (u.hostname !== '' || u.searchParams.has('host'));
+        } catch {
+          return false;
+        }
+      }, `must be a ${what} URL (${protocols.map((p) => `${p}//…`).join(' or ')}) with a host and a numeric port if any`)
+      .optional(),
+  );
+
+/**
+ * gRPC targets, comma separated: `host:port` (a name, IPv4 or [IPv6]), or a `dns:`, `ipv4:`, `ipv6:`
+ * or `unix:` target as grpc-js takes them.
+ */
+const TARGET_RE = /^(?:(?:dns|ipv4|ipv6|unix|unix-abstract):\S+|[A-Za-z0-9.-]+:(\d{1,5})|\[[0-9A-Fa-f:.]+\]:(\d{1,5}))$/;
+function isGrpcTarget(t: string): boolean {
+  const m = TARGET_RE.exec(t.trim());
+  if (!m) return false;
+  const port = m[1] ?? m[2];
+  return port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
+}
+const grpcTargets = z.preprocess(
+  emptyAsUndefined,
+  z
+    .string()
+    .refine((s) => s.split(',').every(isGrpcTarget), 'must be host:port[,host:port…] (or a dns:, ipv4:, ipv6: or unix: target)')
+    .optional(),
+);
 
 export const RENDER_BACKENDS = ['auto', 'gl', 'cpu'] as const;
 export type RenderBackendChoice = (typeof RENDER_BACKENDS)[number];
@@ -70,9 +110,12 @@ const gatewaySchema = z.object({
   PORT: port(8080),
   HOST: z.preprocess(emptyAsUndefined, z.string().default('0.0.0.0')),
   DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default('./.data')),
-  DATABASE_URL: optionalString,
-  REDIS_URL: optionalString,
-  RENDERER_ADDR: optionalString,
+  DATABASE_URL: serverUrl('PostgreSQL', ['postgres:', 'postgresql:']),
+  DATABASE_CONNECT_TIMEOUT_MS: positiveInt(5_000),
+  DATABASE_QUERY_TIMEOUT_MS: positiveInt(10_000),
+  REDIS_URL: serverUrl('Redis', ['redis:', 'rediss:']),
+  RENDERER_ADDR: grpcTargets,
+  RENDERER_OUTAGE_WAIT_MS: positiveInt(6_000),
   RENDER_BACKEND: z.preprocess(emptyAsUndefined, z.enum(RENDER_BACKENDS).default('auto')),
   PUBLIC_BASE_URL: optionalString,
   ADMIN_TOKEN: optionalString,
@@ -115,7 +158,12 @@ export interface GatewayConfig {
   host: string;
   dataDir: string;
   databaseUrl: string | null;
+  /** How long a PostgreSQL connection may take to open, and a query to answer, before it fails. */
+  databaseConnectTimeoutMs: number;
+  databaseQueryTimeoutMs: number;
   redisUrl: string | null;
+  /** With every renderer down for this long, image downloads answer 503 at once instead of waiting for one. */
+  rendererOutageWaitMs: number;
   rendererAddr: string | null;
   renderBackend: RenderBackendChoice;
   publicBaseUrl: string | null; // null: derived from the bound port once listening
@@ -198,8 +246,11 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     host: e.HOST,
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL ?? null,
+    databaseConnectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+    databaseQueryTimeoutMs: e.DATABASE_QUERY_TIMEOUT_MS,
     redisUrl: e.REDIS_URL ?? null,
     rendererAddr: e.RENDERER_ADDR ?? null,
+    rendererOutageWaitMs: e.RENDERER_OUTAGE_WAIT_MS,
     renderBackend: e.RENDER_BACKEND,
     publicBaseUrl: e.PUBLIC_BASE_URL ? e.PUBLIC_BASE_URL.replace(/\/+$/, '') : null,
     adminToken: e.ADMIN_TOKEN ?? null,

@@ -162,10 +162,18 @@ interface Member {
   /** Not picked before this time (ms) unless every address is down: set by a failed call or health check. */
   downUntil: number;
   failures: number;
+  /** When this address went down (its first failure since it last answered); null while up. */
+  downSince: number | null;
 }
 
 /** Renders are retried on another address (or, all being down, waited for) until this close to the deadline. */
 const RETRY_MARGIN_MS = 50;
+/**
+ * How long every address may have been down and a call still waits for one to come back: a restart
+ * (a few seconds) is ridden through, an outage answers at once instead of holding every caller (and
+ * its download slot) until its deadline.
+ */
+export const OUTAGE_WAIT_MS = 6000;
 const HEALTH_INTERVAL_MS = 2000;
 
 /**
@@ -174,9 +182,12 @@ const HEALTH_INTERVAL_MS = 2000;
  * the name). A call that meets UNAVAILABLE before the header (renderer gone, draining, restarting)
  * marks that address down at once and is retried on another; RESOURCE_EXHAUSTED is retried once on
  * each other address; when every address is down the call waits for one to come back (a restarting
- * renderer), all within the request's deadline. A listed address is also health-checked every 2 s.
+ * renderer), all within the request's deadline, for up to `outageWaitMs` (OUTAGE_WAIT_MS) after the
+ * last of them went down; past that a call fails at once with UNAVAILABLE until one answers again.
+ * A listed address is also health-checked every 2 s.
  */
-export function createRendererClient(opts: { addresses: string; logger?: Logger; healthIntervalMs?: number }): RendererClient {
+export function createRendererClient(opts: { addresses: string; logger?: Logger; healthIntervalMs?: number; outageWaitMs?: number }): RendererClient {
+  const outageWaitMs = opts.outageWaitMs ?? OUTAGE_WAIT_MS;
   const { RenderService, Health } = renderGrpcObject();
   const addrs = parseAddresses(opts.addresses);
   const channelOptions: grpc.ChannelOptions = {
@@ -196,6 +207,7 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
     health: new (Health as unknown as AnyClientCtor)(a, creds, channelOptions) as HealthStub,
     downUntil: 0,
     failures: 0,
+    downSince: null,
   }));
   let next = 0;
   const isUp = (c: Member) => c.downUntil <= Date.now();
@@ -213,6 +225,7 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
   };
   const markDown = (c: Member, why: string) => {
     c.failures++;
+    c.downSince ??= Date.now();
     const wasUp = isUp(c);
     c.downUntil = Date.now() + Math.min(2000, 250 * 2 ** Math.min(c.failures - 1, 4));
     if (wasUp) opts.logger?.warn({ address: c.address, why }, 'renderer marked down');
@@ -221,6 +234,7 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
     if (c.failures > 0) opts.logger?.info({ address: c.address }, 'renderer back');
     c.failures = 0;
     c.downUntil = 0;
+    c.downSince = null;
   };
   /** Resolves once the channel is connected, or at `until` (whichever first), or on abort. */
   const waitForReady = (c: Member, until: number, signal?: AbortSignal) =>
@@ -248,8 +262,12 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
       }
       const c = pick(tried);
       if (!isUp(c) || tried.has(c)) {
-        // every address is down or already failed this call: wait (briefly) for one to come back
-        await waitForReady(c, Math.min(deadline - RETRY_MARGIN_MS, Date.now() + 1000), signal);
+        // every address is down or already failed this call: wait (briefly) for one to come back,
+        // unless all of them have been down for longer than a restart takes
+        const since = Math.max(...clients.map((m) => m.downSince ?? Date.now()));
+        const waitUntil = since + outageWaitMs;
+        if (Date.now() >= waitUntil) throw lastErr ?? new ServiceError('unavailable');
+        await waitForReady(c, Math.min(deadline - RETRY_MARGIN_MS, Date.now() + 1000, waitUntil), signal);
         tried.clear();
         if (signal?.aborted) continue;
       }
@@ -263,7 +281,8 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
         if (se.code === 'unavailable' && !signal?.aborted) {
           markDown(c, se.message);
           tried.add(c);
-          opts.logger?.warn({ address: c.address, attempt }, 'renderer unavailable, trying again on the pool');
+          // the address going down is logged once (markDown); each retry only at debug level
+          opts.logger?.debug({ address: c.address, attempt }, 'renderer unavailable, trying again on the pool');
           continue;
         }
         if (se.code === 'resource_exhausted' && clients.length > 1 && !exhausted.has(c)) {

@@ -1,8 +1,25 @@
 import pg from 'pg';
 import type { Database, Queryable } from './database.ts';
 
-export function openPostgres(url: string): Database {
-  const pool = new pg.Pool({ connectionString: url, max: 10, idleTimeoutMillis: 30_000 });
+export interface PostgresTimeouts {
+  /** Opening a connection (TCP, TLS, authentication) fails after this long: a stalled server is not waited for. */
+  connectTimeoutMs?: number;
+  /**
+   * A query fails after this long (the connection it ran on is closed, not reused). What the service
+   * asks is milliseconds of work; without a bound a stalled server would hold every request, and the
+   * final usage flush at shutdown, for as long as it stalls. Migrations run without it.
+   */
+  queryTimeoutMs?: number;
+}
+
+export function openPostgres(url: string, timeouts: PostgresTimeouts = {}): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: timeouts.connectTimeoutMs ?? 0,
+    query_timeout: timeouts.queryTimeoutMs,
+  });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
 

@@ -73,7 +73,8 @@ export function requestLog(opts: RequestLogOptions): { middleware: RequestHandle
     const fields: Record<string, unknown> = s.child ? {} : { req: s.req, ...s.bound };
     fields.res = this;
     if (err || this.statusCode >= 500) {
-      fields.err = err ?? new Error(`failed with status code ${this.statusCode}`);
+      // the handler's own error line carries the real error and its stack; this one only says which answer
+      fields.err = err ?? { type: 'Error', message: `failed with status code ${this.statusCode}` };
       fields.responseTime = responseTime;
       line.error(fields, 'request errored');
       return;

@@ -3,8 +3,8 @@ import { createRendererClient } from '../../shared/render-client.ts';
 import type { ImageRenderer } from './image-renderer.ts';
 
 /** The gateway's renderer: the shared gRPC client (deadline, retry to another address, round robin). */
-export function createGrpcImageRenderer(opts: { addresses: string; logger: Logger }): ImageRenderer & { close(): void } {
-  const client = createRendererClient({ addresses: opts.addresses, logger: opts.logger });
+export function createGrpcImageRenderer(opts: { addresses: string; logger: Logger; outageWaitMs?: number }): ImageRenderer & { close(): void } {
+  const client = createRendererClient({ addresses: opts.addresses, logger: opts.logger, outageWaitMs: opts.outageWaitMs });
   return {
     render: (req, o) => client.render(req, { deadlineMs: o.deadlineMs, signal: o.signal, org: o.org, requestId: o.requestId }),
     close: () => client.close(),

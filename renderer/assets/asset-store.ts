@@ -103,7 +103,8 @@ export class AssetStore {
       const dirents = await fs.readdir(this.opts.dir, { withFileTypes: true });
       names = dirents.filter((d) => d.isDirectory() && SET_ID_RE.test(d.name)).map((d) => d.name);
     } catch (e) {
-      this.opts.logger.warn({ dir: this.opts.dir, err: (e as Error).message }, 'assets directory not readable');
+      // a renderer that says SERVING with no sets would fail every render: refuse to start instead
+      throw new Error(`ASSETS_DIR ${this.opts.dir} cannot be read: ${(e as Error).message}`);
     }
     const loaded: string[] = [];
     const invalid: Record<string, string> = {};

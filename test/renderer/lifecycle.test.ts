@@ -89,6 +89,40 @@ describe('renderer lifecycle, back-pressure and asset validation', function () {
     }
   });
 
+  it('with every address down, waits for a restart only so long, then answers UNAVAILABLE at once, and recovers by itself', async () => {
+    const s = await startTestServer();
+    const port = s.port;
+    await s.close();
+    const c = createRendererClient({ addresses: `127.0.0.1:${port}`, outageWaitMs: 400 });
+    try {
+      // the deadline is far: what ends the calls is the outage bound, and they say unavailable, not deadline_exceeded
+      for (let i = 0; i < 3; i++) {
+        const e = await c.render(req({ width: 300 }), { deadlineMs: 30_000 }).then(
+          () => expect.fail('rendered with no renderer'),
+          (err: unknown) => err as ServiceError,
+        );
+        expect(e.code, `call ${i}`).to.equal('unavailable');
+      }
+      // the renderer comes back on the same port: a later call is served without any help
+      const back = await startTestServer({ port });
+      try {
+        let served = false;
+        for (let i = 0; i < 40 && !served; i++) {
+          served = await c.render(req({ width: 300 }), { deadlineMs: 30_000 }).then(
+            async (st) => (await readAll(st)).bytes.length > 0,
+            () => false,
+          );
+          if (!served) await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(served).to.equal(true);
+      } finally {
+        await back.close();
+      }
+    } finally {
+      c.close();
+    }
+  });
+
   it('refuses an invalid asset set with an error naming the file', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'renderer-bad-'));
     const set = path.join(dir, 'broken');
