@@ -96,7 +96,9 @@ export function createImageSigner(opts: { keys: KeyedSecret[]; ttlSeconds: numbe
         throw new ServiceError('bad_request', 'The image token is malformed');
       }
       const kid = decoded.header.kid;
-      const secret = kid ? byKid.get(kid) : undefined;
+      // every token this service signs is HS256 with a kid: one without is not ours, whatever its kid
+      if (decoded.header.alg !== 'HS256' || !kid) throw new ServiceError('unauthorized', 'The image token is invalid');
+      const secret = byKid.get(kid);
       if (!secret) throw new ServiceError('unauthorized', 'The image token was signed with an unknown key');
       let p: jwt.JwtPayload;
       try {

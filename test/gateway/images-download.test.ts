@@ -142,8 +142,9 @@ describe(`image download (${backendLabel()})`, function () {
       const url = await imageUrl('format=png');
       const { payload, ext, header } = tokenOf(url);
       const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT', kid: header.kid })).toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.`;
-      // as an unsigned JWT is written (an empty signature), and with a signature added
-      for (const t of [none, `${none}x`]) {
+      const noKid = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.`;
+      // as an unsigned JWT is written (an empty signature), with a signature added, and without a kid
+      for (const t of [none, `${none}x`, noKid]) {
         const a = await expect4xx(`${gw.url}/images/${t}.${ext}`);
         expect(a.status).to.equal(401);
         expect(a.body.message).to.equal('The image token is invalid');
@@ -162,7 +163,10 @@ describe(`image download (${backendLabel()})`, function () {
       const url = await imageUrl('format=png');
       const { payload, ext, header } = tokenOf(url);
       const other = crypto.randomBytes(32);
-      await expect4xx(`${gw.url}/images/${jwt.sign(payload, other, { algorithm: 'HS256', keyid: 'nope' })}.${ext}`);
+      const unknown = await expect4xx(`${gw.url}/images/${jwt.sign(payload, other, { algorithm: 'HS256', keyid: 'nope' })}.${ext}`);
+      expect(unknown.body.message).to.equal('The image token was signed with an unknown key');
+      const noKid = await expect4xx(`${gw.url}/images/${jwt.sign(payload, other, { algorithm: 'HS256' })}.${ext}`);
+      expect(noKid.body.message).to.equal('The image token is invalid');
       await expect4xx(`${gw.url}/images/${jwt.sign(payload, other, { algorithm: 'HS256', keyid: header.kid })}.${ext}`);
     });
 
