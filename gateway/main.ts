@@ -5,7 +5,7 @@ import { startMetricsServer, type MetricsServer } from '../shared/metrics-server
 import { exitOnStartError } from '../shared/start-error.ts';
 import { startLocalRenderer, type LocalRenderer } from './render/local-renderer.ts';
 import { createGrpcImageRenderer } from './render/grpc-image-renderer.ts';
-import { startGateway } from './service.ts';
+import { FINAL_FLUSH_MS, startGateway } from './service.ts';
 
 /** `npm start`: the whole service in the foreground; a local renderer when RENDERER_ADDR is unset. */
 async function main(): Promise<void> {
@@ -44,13 +44,13 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    // requests in flight get SHUTDOWN_GRACE_MS, the local renderer its own grace, the two final usage
-    // flushes a query timeout each (a stalled database: their lost counts are logged); past all, give up
-    const flushes = config.databaseUrl ? 2 * config.databaseQueryTimeoutMs + 5_000 : 0;
+    // requests in flight get SHUTDOWN_GRACE_MS; the two final usage flushes FINAL_FLUSH_MS each (a
+    // stalled database: their unwritten counts are logged, service.ts); the local renderer its own
+    // grace; past all, give up
     const force = setTimeout(() => {
       logger.error('shutdown took too long; exiting');
       process.exit(1);
-    }, config.shutdownGraceMs + Math.max(15_000, flushes));
+    }, config.shutdownGraceMs + 2 * FINAL_FLUSH_MS + 10_000);
     force.unref();
     try {
       await gw.close(); // stop accepting, drain, flush usage counts, close the pools

@@ -32,6 +32,9 @@ import { createImageSigner } from './signing/image-token.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/** How long each final usage flush may take at shutdown before its counts are logged as not stored. */
+export const FINAL_FLUSH_MS = 5_000;
+
 export interface GatewayHandle {
   url: string;
   port: number;
@@ -79,6 +82,12 @@ export interface GatewayOptions {
 export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle> {
   const { config, logger } = opts;
   fs.mkdirSync(config.dataDir, { recursive: true });
+  if (config.downloadQueueWaitMs >= config.renderTimeoutMs) {
+    logger.warn(
+      { downloadQueueWaitMs: config.downloadQueueWaitMs, renderTimeoutMs: config.renderTimeoutMs },
+      'DOWNLOAD_QUEUE_WAIT_MS is not below RENDER_TIMEOUT_MS: a download that waits that long is left too little time to render',
+    );
+  }
   const secrets = loadSecrets(config);
   const ownsDb = !opts.db;
   const db =
@@ -91,8 +100,10 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
   logger.info({ database: db.kind, redis: config.redisUrl ? 'redis' : 'in-process' }, 'storage ready');
 
   const bus: InvalidationBus = config.redisUrl ? createRedisBus({ redisUrl: config.redisUrl, logger }) : createLocalBus();
-  const limiter = createLimiter({ redisUrl: config.redisUrl, usageStore: createSqlUsageStore(db), flushMs: config.usageFlushMs, logger, clock: opts.limitsClock });
-  const usage = createUsageRecorder({ db, logger, flushMs: config.usageDailyFlushMs });
+  // each final flush at shutdown gets FINAL_FLUSH_MS: against a stalled database the two end, their
+  // unwritten counts logged, inside main.ts's shutdown bound and a container's termination grace
+  const limiter = createLimiter({ redisUrl: config.redisUrl, usageStore: createSqlUsageStore(db), flushMs: config.usageFlushMs, logger, clock: opts.limitsClock, closeTimeoutMs: FINAL_FLUSH_MS });
+  const usage = createUsageRecorder({ db, logger, flushMs: config.usageDailyFlushMs, closeTimeoutMs: FINAL_FLUSH_MS });
   const authenticator = createAuthenticator({ db, hashSecrets: secrets.apiKeyHashSecrets, bus, ttlMs: config.authCacheTtlMs });
   const admin = new AdminService(db, bus, secrets.apiKeyHashSecrets[0]!, limiter);
   const signer = createImageSigner({ keys: secrets.imageSigningKeys, ttlSeconds: config.imageUrlTtlSeconds });

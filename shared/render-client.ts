@@ -303,7 +303,7 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
         c.health.Check({ service: '' }, { deadline: new Date(Date.now() + 1000) }, (err: unknown, r: never) => {
           const status = (r as { status?: string } | undefined)?.status;
           if (err || status !== 'SERVING') markDown(c, err ? 'health check failed' : `health ${status}`);
-          else if (!isUp(c)) markUp(c);
+          else if (!isUp(c) || c.downSince !== null) markUp(c); // an outage's start must not outlive it
         });
       }
     }, opts.healthIntervalMs ?? HEALTH_INTERVAL_MS);

@@ -5,20 +5,28 @@ export interface PostgresTimeouts {
   /** Opening a connection (TCP, TLS, authentication) fails after this long: a stalled server is not waited for. */
   connectTimeoutMs?: number;
   /**
-   * A query fails after this long (the connection it ran on is closed, not reused). What the service
-   * asks is milliseconds of work; without a bound a stalled server would hold every request, and the
-   * final usage flush at shutdown, for as long as it stalls. Migrations run without it.
+   * A statement is cancelled by the server after this long (`statement_timeout`: rolled back, so a
+   * usage write that times out is not committed late and then written again), and the client stops
+   * waiting a little later in case the server cannot even say so (a dead network, a stalled server:
+   * that connection is then closed, not reused). What the service asks is milliseconds of work;
+   * without a bound a stalled server would hold every request for as long as it stalls. Migrations
+   * run without it.
    */
   queryTimeoutMs?: number;
 }
+
+/** The client gives up this long after the server's statement_timeout would have cancelled the statement. */
+const CLIENT_TIMEOUT_MARGIN_MS = 2_000;
 
 export function openPostgres(url: string, timeouts: PostgresTimeouts = {}): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
     idleTimeoutMillis: 30_000,
+    // also how long a request waits for one of the pool's connections when all are busy
     connectionTimeoutMillis: timeouts.connectTimeoutMs ?? 0,
-    query_timeout: timeouts.queryTimeoutMs,
+    statement_timeout: timeouts.queryTimeoutMs,
+    query_timeout: timeouts.queryTimeoutMs === undefined ? undefined : timeouts.queryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
   });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});

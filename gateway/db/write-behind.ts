@@ -21,8 +21,17 @@ export interface WriteBehindOptions<K, D> {
   flushMs: number;
   /** A flush failed; the batch is pending again. `failedFlushes` counts this one. */
   onFlushFailed(err: unknown, batch: D[], failedFlushes: number): void;
-  /** The final flush of close() failed: `lost` will never be written. */
+  /**
+   * The final flush of close() failed, or did not end within `closeTimeoutMs`: `lost` will never be
+   * written (past the timeout: may not be; the write still running could yet land).
+   */
   onCloseFailed(err: unknown, lost: D[]): void;
+  /**
+   * How long close() waits for its final flush (and any flush still running before it) before it
+   * hands what is unwritten to onCloseFailed and gives up; none by default. A stalled database must
+   * not hold a shutdown past the point where the process is killed without a word.
+   */
+  closeTimeoutMs?: number;
 }
 
 export interface WriteBehind<K, D> {
@@ -56,11 +65,14 @@ export function createWriteBehind<K, D>(opts: WriteBehindOptions<K, D>): WriteBe
     pending.set(k, cur === undefined ? delta : opts.merge(cur, delta));
   }
 
+  /** The batch being written now (taken out of `pending`), for close()'s account of what is unwritten. */
+  let writing: D[] | null = null;
   const flush = () =>
     exclusive(async () => {
       if (pending.size === 0) return;
       const batch = [...pending.values()];
       pending = new Map();
+      writing = batch;
       try {
         await opts.write(batch);
       } catch (err) {
@@ -68,6 +80,8 @@ export function createWriteBehind<K, D>(opts: WriteBehindOptions<K, D>): WriteBe
         for (const d of batch) add(d); // kept for the next try
         opts.onFlushFailed(err, batch, failed);
         throw err;
+      } finally {
+        writing = null;
       }
     });
 
@@ -90,11 +104,20 @@ export function createWriteBehind<K, D>(opts: WriteBehindOptions<K, D>): WriteBe
       if (closed) return;
       closed = true;
       if (timer) clearInterval(timer);
+      let expired: NodeJS.Timeout | undefined;
+      const budget =
+        opts.closeTimeoutMs === undefined
+          ? null
+          : new Promise<never>((_, reject) => {
+              expired = setTimeout(() => reject(new Error(`the final flush did not end within ${opts.closeTimeoutMs} ms`)), opts.closeTimeoutMs);
+            });
       try {
-        await flush();
+        await (budget ? Promise.race([flush(), budget]) : flush());
       } catch (err) {
-        opts.onCloseFailed(err, [...pending.values()]);
+        opts.onCloseFailed(err, [...(writing ?? []), ...pending.values()]);
         throw err;
+      } finally {
+        clearTimeout(expired);
       }
     },
   };

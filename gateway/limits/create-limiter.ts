@@ -19,6 +19,8 @@ export interface CreateLimiterOptions {
   /** USAGE_FLUSH_MS: how often admitted counts are written to the usage store; default 2000. */
   flushMs?: number;
   logger: Logger;
+  /** How long the final usage flush on close may take (write-behind.ts closeTimeoutMs). */
+  closeTimeoutMs?: number;
   clock?: Clock;
   /** Redis key prefix; default 'vis:limits:'. */
   keyPrefix?: string;
@@ -41,7 +43,7 @@ export interface ManagedLimiter extends Limiter {
 
 export function createLimiter(opts: CreateLimiterOptions): ManagedLimiter {
   const clock = opts.clock ?? Date.now;
-  const buffer = createUsageBuffer({ usageStore: opts.usageStore, flushMs: opts.flushMs ?? DEFAULT_USAGE_FLUSH_MS, logger: opts.logger });
+  const buffer = createUsageBuffer({ usageStore: opts.usageStore, flushMs: opts.flushMs ?? DEFAULT_USAGE_FLUSH_MS, logger: opts.logger, closeTimeoutMs: opts.closeTimeoutMs });
 
   if (!opts.redisUrl) {
     const limiter = withWriteThrough(createMemoryLimiter({ clock, usageSeed: buffer.seedStore }), buffer, clock);

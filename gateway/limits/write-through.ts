@@ -20,6 +20,8 @@ export interface UsageBufferOptions {
   /** USAGE_FLUSH_MS; default 2000. 0 or less: no timer (flush() / close() only). */
   flushMs?: number;
   logger: Logger;
+  /** How long the final flush on close may take before its counts are logged as lost (write-behind.ts). */
+  closeTimeoutMs?: number;
 }
 
 export interface UsageBuffer {
@@ -49,6 +51,7 @@ export function createUsageBuffer(opts: UsageBufferOptions): UsageBuffer {
         'limits: writing monthly usage to the usage store failed; the counts stay pending for the next flush',
       ),
     onCloseFailed: (err, lost) => logger.error({ err, lost }, 'limits: final usage flush on close failed; these counts are not in the usage store'),
+    closeTimeoutMs: opts.closeTimeoutMs,
   });
   const pendingOf = (orgId: string, month: string) => deltas.get(orgMonthKey(orgId, month))?.delta ?? 0;
 

@@ -43,7 +43,7 @@ type Pending = { count: UsageDelta } | { used: { keyId: string; ms: number } };
  * counted twice. Counts of an organisation or key deleted meanwhile are left out, with a warning
  * naming them.
  */
-export function createUsageRecorder(opts: { db: Database; logger: Logger; flushMs: number }): UsageRecorder {
+export function createUsageRecorder(opts: { db: Database; logger: Logger; flushMs: number; closeTimeoutMs?: number }): UsageRecorder {
   const { db, logger } = opts;
   const countsOf = (batch: readonly Pending[]) => batch.flatMap((p) => ('count' in p ? [p.count] : []));
   const requests = (deltas: readonly UsageDelta[]) => deltas.reduce((s, d) => s + d.delta, 0);
@@ -76,6 +76,7 @@ export function createUsageRecorder(opts: { db: Database; logger: Logger; flushM
     },
     onCloseFailed: (err, lost) =>
       logger.error({ err, lost: countsOf(lost) }, 'usage: final flush on close failed; these per-day counts are not stored'),
+    closeTimeoutMs: opts.closeTimeoutMs,
   });
 
   /** Writes the batch; answers the deltas left out because their organisation or key is gone. */

@@ -64,3 +64,34 @@ describe('postgres transaction whose connection is terminated', function () {
     }
   });
 });
+
+describe('postgres statements over DATABASE_QUERY_TIMEOUT_MS', function () {
+  this.timeout(30_000);
+  let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
+  let db: Database;
+
+  before(async function () {
+    if (!REAL_DATABASE_URL) this.skip();
+    scratch = await createScratchDatabase();
+    db = openPostgres(scratch!.url, { connectTimeoutMs: 5_000, queryTimeoutMs: 300 });
+  });
+  after(async () => {
+    await db?.close();
+    await scratch?.drop();
+  });
+
+  it('are cancelled by the server and rolled back (not committed late), and the pool goes on', async () => {
+    await db.query('CREATE TABLE t (n int)');
+    let err: Error | null = null;
+    // a write that takes longer than the timeout: the server cancels it, so it never lands
+    await db.query('INSERT INTO t SELECT 1 FROM pg_sleep(1)').catch((e: Error) => (err = e));
+    expect(err!.message).to.match(/statement timeout/);
+    await new Promise((r) => setTimeout(r, 1_200));
+    expect(await db.query('SELECT count(*)::int AS n FROM t')).to.deep.equal([{ n: 0 }]);
+    // in a transaction too
+    err = null;
+    await db.transaction(async (tx) => tx.query('INSERT INTO t SELECT 1 FROM pg_sleep(1)')).catch((e: Error) => (err = e));
+    expect(err!.message).to.match(/statement timeout/);
+    expect(await db.query('SELECT count(*)::int AS n FROM t')).to.deep.equal([{ n: 0 }]);
+  });
+});

@@ -118,4 +118,28 @@ describe('write-behind of keyed deltas', () => {
     expect(failing.log.lost).to.deep.equal([[{ key: 'b', n: 7 }]]);
     expect(failing.store.data.size).to.equal(0);
   });
+
+  it('close gives up on a final flush that does not end within its time, and reports the batch being written and the rest', async () => {
+    const lost: Count[][] = [];
+    let release = () => {};
+    const stalled = new Promise<void>((r) => (release = r)); // a database that never answers
+    const wb = createWriteBehind<string, Count>({
+      keyOf: (c) => c.key,
+      merge: (a, b) => ({ key: a.key, n: a.n + b.n }),
+      write: () => stalled,
+      flushMs: 0,
+      onFlushFailed: () => {},
+      onCloseFailed: (_err, l) => lost.push(l),
+      closeTimeoutMs: 100,
+    });
+    wb.add({ key: 'a', n: 2 });
+    const running = wb.flush(); // a periodic flush stuck in its write
+    wb.add({ key: 'b', n: 3 }); // added while it is stuck
+    let thrown: Error | null = null;
+    await wb.close().catch((e: Error) => (thrown = e));
+    expect(thrown!.message).to.equal('the final flush did not end within 100 ms');
+    expect(lost).to.deep.equal([[{ key: 'a', n: 2 }, { key: 'b', n: 3 }]]);
+    release();
+    await running;
+  });
 });

@@ -5,12 +5,12 @@ import { CONTENT_TYPES } from '../../../shared/render-options.ts';
 import { LRUCache } from 'lru-cache';
 import type { Authenticator } from '../../auth/authenticator.ts';
 import type { DownloadGuard, DownloadTicket } from '../../limits/download-guard.ts';
-
-/** The least time a render is given after its download waited for a slot. */
-const MIN_RENDER_MS = 2_000;
 import type { ImageClaims, ImageSigner } from '../../signing/image-token.ts';
 import type { ImageRenderer } from '../../render/image-renderer.ts';
 import { bindRequestLog } from '../request-log.ts';
+
+/** The least time a render is given after its download waited for a slot (never more than RENDER_TIMEOUT_MS). */
+const MIN_RENDER_MS = 2_000;
 
 // <token>.<ext>: whatever the token's shape (the signer tells a malformed token, 400, from an invalid one,
 // 401, such as an unsigned `alg: none` token with an empty signature), only URL-safe token characters
@@ -143,9 +143,12 @@ export function imageRoutes(deps: ImageRouteDeps): Router {
             background: claims.background,
           },
           // the time spent waiting for a slot comes out of the render's time
-          { deadlineMs: Math.max(MIN_RENDER_MS, deps.renderTimeoutMs - ticket.waitedMs), signal: gone, org: claims.org, requestId: typeof req.id === 'string' ? req.id : undefined },
+          { deadlineMs: Math.max(Math.min(MIN_RENDER_MS, deps.renderTimeoutMs), deps.renderTimeoutMs - ticket.waitedMs), signal: gone, org: claims.org, requestId: typeof req.id === 'string' ? req.id : undefined },
         );
       } catch (e) {
+        // nothing was rendered (no renderer, or one too busy to take it): not a render of the minute
+        const code = (e as { code?: unknown }).code;
+        if (code === 'unavailable' || code === 'resource_exhausted') miss = false;
         if (gone.aborted) return; // the client went away: nobody to answer
         throw e;
       }
