@@ -15,7 +15,7 @@ import { buildApp } from './http/app.ts';
 import { appServerClasses } from './http/app-server-classes.ts';
 import { createContractOrigins } from './http/cors.ts';
 import { answerClientErrorsWithJson, answerProtocolEdgesWithJson } from './http/hardening.ts';
-import { createHttpMetrics } from './http/metrics.ts';
+import { createHttpMetrics, downloadGuardMetrics } from './http/metrics.ts';
 import type { Registry } from 'prom-client';
 import { createLimiter, type ManagedLimiter } from './limits/create-limiter.ts';
 import type { Clock } from './limits/limiter.ts';
@@ -128,6 +128,15 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
   const signInLinks = createSignInLinks({ db, ttlSeconds: config.dashboard.linkTtlSeconds, publicBaseUrl: () => baseUrl });
   let stopping = false;
   const metrics = createHttpMetrics({ renderTimeoutMs: config.renderTimeoutMs });
+  const guardMetrics = downloadGuardMetrics(metrics.registry);
+  const downloadGuard = createDownloadGuard({
+    concurrent: config.downloadConcurrentRenders,
+    perMinute: config.downloadRendersPerMinute,
+    queued: config.downloadQueuedRenders,
+    waitMs: config.downloadQueueWaitMs,
+    onRefused: guardMetrics.refused,
+  });
+  guardMetrics.watch(downloadGuard);
   const app = buildApp({
     usageRecorder: usage,
     dashboard: {
@@ -165,12 +174,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
       small: { limitBytes: config.adminBodyLimitBytes, maxRatio: config.maxCompressionRatio, timeoutMs: config.bodyTimeoutMs },
       large: { limitBytes: config.catalogImportLimitBytes, maxRatio: config.maxCompressionRatio, timeoutMs: config.importBodyTimeoutMs },
     },
-    downloadGuard: createDownloadGuard({
-      concurrent: config.downloadConcurrentRenders,
-      perMinute: config.downloadRendersPerMinute,
-      queued: config.downloadQueuedRenders,
-      waitMs: config.downloadQueueWaitMs,
-    }),
+    downloadGuard,
     imageCacheMaxAgeSeconds: config.imageCacheMaxAgeSeconds,
     corsAllowedOrigins: config.corsAllowedOrigins,
     contractOrigins: createContractOrigins({ db, bus }),

@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { DownloadGuard, DownloadRefusal } from '../limits/download-guard.ts';
 
 export interface HttpMetrics {
   registry: Registry;
@@ -59,4 +60,41 @@ export function createHttpMetrics(opts: { renderTimeoutMs?: number } = {}): Http
     next();
   };
   return { registry, record, mount };
+}
+
+/**
+ * The download guard's state on this gateway, all organisations together (an organisation label
+ * would add a series per customer): renders in flight, downloads waiting for a slot, and refusals by
+ * reason. `refused` is what the guard calls on each refusal; `watch` gives the gauges their guard.
+ */
+export function downloadGuardMetrics(registry: Registry): { refused: (reason: DownloadRefusal) => void; watch: (guard: DownloadGuard) => void } {
+  let guard: DownloadGuard | null = null;
+  new Gauge({
+    name: 'gateway_image_download_renders_in_flight',
+    help: 'Image-download renders in flight on this gateway (all organisations)',
+    registers: [registry],
+    collect() {
+      this.set(guard?.totals().inFlight ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'gateway_image_downloads_waiting',
+    help: "Image downloads waiting for one of their organisation's render slots on this gateway",
+    registers: [registry],
+    collect() {
+      this.set(guard?.totals().waiting ?? 0);
+    },
+  });
+  const refusals = new Counter({
+    name: 'gateway_image_downloads_refused_total',
+    help: 'Image downloads refused by the download guard (429), by reason: minute (the per-minute render budget), queue_full, wait_timeout',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  return {
+    refused: (reason) => refusals.inc({ reason }),
+    watch: (g) => {
+      guard = g;
+    },
+  };
 }

@@ -23,7 +23,12 @@ export interface DownloadGuard {
   inFlight(org: string): number;
   /** Downloads of `org` waiting for a slot (tests, metrics). */
   waiting(org: string): number;
+  /** Renders in flight and downloads waiting, all organisations together (metrics: no label per organisation). */
+  totals(): { inFlight: number; waiting: number };
 }
+
+/** Why a download was refused: its organisation's minute was spent, no room to wait, or the wait ran out. */
+export type DownloadRefusal = 'minute' | 'queue_full' | 'wait_timeout';
 
 export interface DownloadTicket {
   /** Gives the slot back; `miss` says whether the renderer had to render (counted in the minute). */
@@ -41,7 +46,18 @@ interface Waiter {
   grant: () => void;
 }
 
-export function createDownloadGuard(opts: { concurrent: number; perMinute: number; queued?: number; waitMs?: number }): DownloadGuard {
+export function createDownloadGuard(opts: {
+  concurrent: number;
+  perMinute: number;
+  queued?: number;
+  waitMs?: number;
+  /** Each refusal, by reason (metrics). */
+  onRefused?: (reason: DownloadRefusal) => void;
+}): DownloadGuard {
+  const refuse = (reason: DownloadRefusal, retryAfterSeconds: number) => {
+    opts.onRefused?.(reason);
+    return refused(retryAfterSeconds);
+  };
   const maxQueued = opts.queued ?? 16;
   const waitMs = opts.waitMs ?? 10_000;
   const active = new Map<string, number>();
@@ -101,7 +117,7 @@ export function createDownloadGuard(opts: { concurrent: number; perMinute: numbe
       };
       const timer = setTimeout(() => {
         leave();
-        reject(refused(1));
+        reject(refuse('wait_timeout', 1));
       }, waitMs);
       timer.unref?.();
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -115,12 +131,12 @@ export function createDownloadGuard(opts: { concurrent: number; perMinute: numbe
       if (signal?.aborted) throw new ServiceError('unavailable', 'The download was cancelled');
       const running = active.get(org) ?? 0;
       const mustWait = running >= opts.concurrent;
-      if (mustWait && (queues.get(org)?.length ?? 0) >= maxQueued) throw refused(1);
+      if (mustWait && (queues.get(org)?.length ?? 0) >= maxQueued) throw refuse('queue_full', 1);
       // the minute first: a download the minute refuses would only wait to be refused
       const w = windowOf(org, now);
       let reserved = false;
       if (!likelyHit) {
-        if (!admits(w, now)) throw refused(retryAfter(w, now));
+        if (!admits(w, now)) throw refuse('minute', retryAfter(w, now));
         w.curr++; // reserved now, so that concurrent misses cannot all pass the check
         reserved = true;
       }
@@ -158,6 +174,13 @@ export function createDownloadGuard(opts: { concurrent: number; perMinute: numbe
     },
     waiting(org) {
       return queues.get(org)?.length ?? 0;
+    },
+    totals() {
+      let inFlight = 0;
+      let waiting = 0;
+      for (const n of active.values()) inFlight += n;
+      for (const q of queues.values()) waiting += q.length;
+      return { inFlight, waiting };
     },
   };
 }

@@ -256,6 +256,12 @@ describe(`security: a fair share of rendering, end to end (${backendLabel()})`, 
       const third = request(urls[2]!); // waits at the gateway for one of the two
       const fourth = await request(urls[3]!); // the organisation's one waiting place is taken
       expect(expect429(fourth)).to.equal(1);
+      // what an operator sees meanwhile: two in flight, one waiting, a refusal for want of room
+      const text = await gw.metrics.metrics();
+      const value = (re: RegExp) => Number(re.exec(text)?.[1] ?? NaN);
+      expect(value(/^gateway_image_download_renders_in_flight (\d+)$/m)).to.equal(2);
+      expect(value(/^gateway_image_downloads_waiting (\d+)$/m)).to.equal(1);
+      expect(value(/^gateway_image_downloads_refused_total\{reason="queue_full"\} (\d+)$/m)).to.be.at.least(1);
       const done = await Promise.all([...first, third]);
       expect(done.map((d) => d.status)).to.deep.equal([200, 200, 200]);
     });
