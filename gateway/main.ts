@@ -7,6 +7,9 @@ import { startLocalRenderer, type LocalRenderer } from './render/local-renderer.
 import { createGrpcImageRenderer } from './render/grpc-image-renderer.ts';
 import { FINAL_FLUSH_MS, startGateway } from './service.ts';
 
+/** LOG_LEVEL once the configuration is read: how much a failed start prints. */
+let logLevel = 'info';
+
 /** `npm start`: the whole service in the foreground; a local renderer when RENDERER_ADDR is unset. */
 async function main(): Promise<void> {
   let config;
@@ -19,6 +22,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  logLevel = config.logLevel;
   const logger = createLogger('gateway', config.logLevel);
 
   let local: LocalRenderer | null = null;
@@ -124,4 +128,4 @@ function printWelcome(
   process.stdout.write(lines.join('\n') + '\n');
 }
 
-main().catch((err) => exitOnStartError('gateway', err));
+main().catch((err) => exitOnStartError('gateway', err, logLevel));

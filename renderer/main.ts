@@ -51,6 +51,5 @@ try {
   // a forked renderer goes when its parent does
   process.on('disconnect', () => stop('disconnect'));
 } catch (e) {
-  logger.debug({ err: e }, 'renderer failed to start');
-  exitOnStartError('renderer', e);
+  exitOnStartError('renderer', e, config.logLevel);
 }

@@ -47,10 +47,9 @@ const serverUrl = (what: string, protocols: readonly string[]) =>
   );
 
 /**
- * gRPC targets, comma separated: `host:port` (a name, IPv4 or [IPv6]), or a `dns:`, `ipv4:`, `ipv6:`
- * or `unix:` target as grpc-js takes them.
+ * gRPC targets, comma separated: `host:port` (a name as containers and Compose write them, IPv4, or
+ * [IPv6] with a zone id), or a `dns:`, `ipv4:`, `ipv6:` or `unix:` target as grpc-js takes them.
  */
-// host names as containers and Compose name them (underscores), IPv6 with a zone id
 const TARGET_RE = /^(?:(?:dns|ipv4|ipv6|unix|unix-abstract):\S+|[A-Za-z0-9._-]+:(\d{1,5})|\[[0-9A-Fa-f:.]+(?:%[\w.-]+)?\]:(\d{1,5}))$/;
 function isGrpcTarget(t: string): boolean {
   const m = TARGET_RE.exec(t.trim());
@@ -63,7 +62,10 @@ const grpcTargets = z.preprocess(
   z
     .string()
     // empty entries (a trailing comma) are skipped, as the client's parseAddresses skips them
-    .refine((s) => s.split(',').filter((t) => t.trim() !== '').length > 0 && s.split(',').every((t) => t.trim() === '' || isGrpcTarget(t)), 'must be host:port[,host:port…] (or a dns:, ipv4:, ipv6: or unix: target)')
+    .refine((s) => {
+      const targets = s.split(',').filter((t) => t.trim() !== '');
+      return targets.length > 0 && targets.every(isGrpcTarget);
+    }, 'must be host:port[,host:port…] (or a dns:, ipv4:, ipv6: or unix: target)')
     .optional(),
 );
 

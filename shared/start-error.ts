@@ -2,7 +2,7 @@
  * One line for an error that stopped a process from starting, for the operator reading the console
  * (a database that refuses, a port in use, a directory that is not one): the message and the system
  * code, the inner errors of an AggregateError (a host name with several addresses), no stack. The
- * stack is for LOG_LEVEL=debug.
+ * stack is for LOG_LEVEL=debug or trace (the caller's configured level: `showStack`).
  */
 export function describeStartError(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
@@ -14,9 +14,9 @@ export function describeStartError(err: unknown): string {
   return `${text.replace(/\s+/g, ' ').trim()}${code}`;
 }
 
-/** Prints `<who> failed to start: <one line>` (and the stack when LOG_LEVEL is debug or trace) and exits 1. */
-export function exitOnStartError(who: string, err: unknown): never {
+/** Prints `<who> failed to start: <one line>` (and the stack at a debug or trace log level) and exits 1. */
+export function exitOnStartError(who: string, err: unknown, logLevel: string): never {
   console.error(`${who} failed to start: ${describeStartError(err)}`);
-  if (/^(debug|trace)$/.test(process.env.LOG_LEVEL ?? '') && err instanceof Error) console.error(err.stack);
+  if ((logLevel === 'debug' || logLevel === 'trace') && err instanceof Error) console.error(err.stack);
   process.exit(1);
 }

@@ -1374,7 +1374,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Over the organisation's download guard (concurrent or per-minute cache-miss renders, docs/limits.md). */
+        /** @description Over the organisation's download guard (docs/limits.md): its per-minute cache-miss renders are spent, or a download over its renders in flight found the wait for a slot full (`DOWNLOAD_QUEUED_RENDERS`) or waited longer than `DOWNLOAD_QUEUE_WAIT_MS`. Below those, a download waits for a slot instead of being refused. */
         DownloadTooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];

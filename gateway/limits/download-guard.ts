@@ -164,7 +164,7 @@ export function createDownloadGuard(opts: {
           if (released) return;
           released = true;
           free(org);
-          if (reserved && !miss) unreserve(at); // a hit after all
+          if (!miss) unreserve(at); // a hit after all (unreserve gives back only what was reserved)
           if (!reserved && miss) windowOf(org, at).curr++;
         },
       };

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
-import { MESSAGES, ServiceError } from '../../../shared/errors.ts';
+import { MESSAGES, ServiceError, isServiceError } from '../../../shared/errors.ts';
 import { CONTENT_TYPES } from '../../../shared/render-options.ts';
 import { LRUCache } from 'lru-cache';
 import type { Authenticator } from '../../auth/authenticator.ts';
@@ -147,8 +147,7 @@ export function imageRoutes(deps: ImageRouteDeps): Router {
         );
       } catch (e) {
         // nothing was rendered (no renderer, or one too busy to take it): not a render of the minute
-        const code = (e as { code?: unknown }).code;
-        if (code === 'unavailable' || code === 'resource_exhausted') miss = false;
+        if (isServiceError(e) && (e.code === 'unavailable' || e.code === 'resource_exhausted')) miss = false;
         if (gone.aborted) return; // the client went away: nobody to answer
         throw e;
       }
