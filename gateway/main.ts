@@ -39,10 +39,6 @@ async function main(): Promise<void> {
     metrics = await startMetricsServer({ registry: gw.metrics, port: config.metricsPort, host: config.metricsHost });
     logger.info({ port: metrics.port, host: config.metricsHost }, 'gateway metrics listening (GET /metrics)');
   }
-  const url = gw.url.replace('127.0.0.1', 'localhost');
-  printWelcome(url, gw.adminToken, gw.generatedAdminToken, gw.demoKey, gw.demoOrgExists, gw.exampleImagePath, gw.demoSignIn, adminCommand(url, config.dataDir));
-  gw.credentialsShown();
-
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -70,6 +66,11 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // printed once the signals are handled: whoever reads the welcome (a person, a script, a test) may
+  // stop the process the next instant
+  const url = gw.url.replace('127.0.0.1', 'localhost');
+  printWelcome(url, gw.adminToken, gw.generatedAdminToken, gw.demoKey, gw.demoOrgExists, gw.exampleImagePath, gw.demoSignIn, adminCommand(url, config.dataDir));
+  gw.credentialsShown();
 }
 
 /**

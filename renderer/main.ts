@@ -27,7 +27,6 @@ try {
     metrics = await startMetricsServer({ registry: server.metrics, port: config.metricsPort, host: config.metricsHost });
     logger.info({ port: metrics.port, host: config.metricsHost }, 'renderer metrics listening (GET /metrics)');
   }
-  process.send?.({ type: 'ready', port: server.port, metricsPort: metrics?.port ?? null });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -50,6 +49,8 @@ try {
   process.on('SIGINT', () => (process.send ? undefined : stop('SIGINT')));
   // a forked renderer goes when its parent does
   process.on('disconnect', () => stop('disconnect'));
+  // said once the signals are handled: the parent may stop it the next instant
+  process.send?.({ type: 'ready', port: server.port, metricsPort: metrics?.port ?? null });
 } catch (e) {
   exitOnStartError('renderer', e, config.logLevel);
 }
