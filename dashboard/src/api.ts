@@ -74,18 +74,38 @@ export function createApiClient(onUnauthorized: () => void): ApiClient {
   };
 }
 
-/** A sentence for any thrown value: 403 says why, 429 says when to try again. */
 /** A problem the page finds in a form before sending it: its message is shown as it is. */
 export class FormProblem extends Error {}
 
-export function describeError(e: unknown): string {
+/** A sentence for any thrown value: 403 says why, 429 says when to try again. */
+export function describeError(e: unknown, now = new Date()): string {
   if (e instanceof FormProblem) return e.message;
   if (e instanceof ApiError) {
-    if (e.status === 429) {
-      const wait = e.retryAfter ? ` Try again in ${e.retryAfter} second${e.retryAfter === 1 ? '' : 's'}.` : ' Try again shortly.';
-      return `${e.message}${wait}`;
-    }
+    if (e.status === 429) return `${sentence(e.message)} ${retryPhrase(e, now)}`;
     return e.message;
   }
   return 'Something went wrong. Please try again.';
+}
+
+/** The server's messages are phrases without a full stop: one is added where another sentence follows. */
+function sentence(message: string): string {
+  return /[.!?]$/.test(message) ? message : `${message}.`;
+}
+
+/**
+ * When to try again, in the unit a person reads (the server's Retry-After is seconds, days away for a
+ * spent monthly quota, whose wait ends when the next UTC month starts).
+ */
+export function retryPhrase(e: ApiError, now = new Date()): string {
+  const s = e.retryAfter;
+  if (!s) return 'Try again shortly.';
+  if (e.code === 'quota_exceeded' || s >= 36 * 3600) {
+    const at = new Date(now.getTime() + s * 1000);
+    const day = at.toLocaleString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+    return e.code === 'quota_exceeded' ? `The quota renews on ${day} (UTC).` : `Try again on ${day} (UTC).`;
+  }
+  const unit = (n: number, name: string) => `${n} ${name}${n === 1 ? '' : 's'}`;
+  if (s < 90) return `Try again in ${unit(s, 'second')}.`;
+  if (s < 90 * 60) return `Try again in ${unit(Math.round(s / 60), 'minute')}.`;
+  return `Try again in ${unit(Math.round(s / 3600), 'hour')}.`;
 }

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, createApiClient } from './api.ts';
 import { Layout } from './components/Layout.tsx';
-import { Notice } from './components/Notice.tsx';
+import { ErrorNotice, Notice } from './components/Notice.tsx';
 import { AccountPage } from './pages/AccountPage.tsx';
 import { ContractPage } from './pages/ContractPage.tsx';
 import { KeysPage } from './pages/KeysPage.tsx';
@@ -12,7 +12,12 @@ import { UsagePage } from './pages/UsagePage.tsx';
 import { navigate, useRoute } from './router.ts';
 import type { Session } from './types.ts';
 
-type SessionState = { status: 'loading' } | { status: 'signed-out'; reason: string | null } | { status: 'signed-in'; session: Session };
+type SessionState =
+  | { status: 'loading' }
+  | { status: 'signed-out'; reason: string | null }
+  | { status: 'signed-in'; session: Session }
+  /** The session could not be read (the gateway failed, the network): not a sign-out, the cookie may be good. */
+  | { status: 'unknown'; error: unknown };
 
 /**
  * Holds the session: loads it once, sends every page without one to sign-in, and ends it on any 401
@@ -21,6 +26,9 @@ type SessionState = { status: 'loading' } | { status: 'signed-out'; reason: stri
 export function App() {
   const route = useRoute();
   const [state, setState] = useState<SessionState>({ status: 'loading' });
+  // Read during the first render, before any effect: the sign-in page's effect (a child's, so it runs
+  // first) spends the link and removes the fragment, and the session check must not race it.
+  const [openedWithLink] = useState(() => route === 'sign-in' && location.hash.includes('token='));
   const api = useMemo(
     () =>
       createApiClient(() => {
@@ -36,19 +44,20 @@ export function App() {
       api.setCsrfToken(session.csrf_token);
       setState({ status: 'signed-in', session });
     } catch (e) {
-      api.setCsrfToken(null);
       if (e instanceof ApiError && e.status === 401) {
+        api.setCsrfToken(null);
         setState({ status: 'signed-out', reason: null });
         if (route !== 'sign-in') navigate('sign-in', true);
       } else {
-        setState({ status: 'signed-out', reason: e instanceof Error ? e.message : 'The session could not be loaded.' });
+        // only a 401 ends the session (docs/dashboard-ui.md): a failing gateway is said, and retried on request
+        setState({ status: 'unknown', error: e });
       }
     }
   }
 
   useEffect(() => {
-    // A sign-in link carries its token in the fragment: the sign-in page spends it before any session check.
-    if (route === 'sign-in' && location.hash.includes('token=')) setState({ status: 'signed-out', reason: null });
+    // A sign-in link carries its token in the fragment: the sign-in page spends it, then loads the session.
+    if (openedWithLink) setState({ status: 'signed-out', reason: null });
     else void loadSession();
   }, []);
 
@@ -70,6 +79,17 @@ export function App() {
           navigate('contract', true);
         }}
       />
+    );
+  } else if (state.status === 'unknown') {
+    page = (
+      <>
+        <ErrorNotice error={state.error} />
+        <p>
+          <button type="button" class="button" onClick={() => void loadSession()}>
+            Try again
+          </button>
+        </p>
+      </>
     );
   } else if (!session) {
     page = <Notice kind="info">Loading…</Notice>;

@@ -23,15 +23,18 @@ export interface Category {
   name: string;
 }
 
+export interface Contract {
+  active: boolean;
+  categories: Category[];
+  allowed_formats: string[];
+  rpm_limit: number;
+  monthly_quota: number;
+}
+
 export interface ContractAnswer {
   organization: { id: string; name: string };
-  contract: {
-    active: boolean;
-    categories: Category[];
-    allowed_formats: string[];
-    rpm_limit: number;
-    monthly_quota: number;
-  };
+  /** null while the operator has given the organisation no contract (every /v1 call is then refused). */
+  contract: Contract | null;
   usage: { month: string; requests: number; remaining: number };
 }
 

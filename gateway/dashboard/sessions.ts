@@ -29,11 +29,22 @@ export interface Sessions {
   revokeOthers(memberId: string, keepIdHash: string): Promise<void>;
 }
 
-/** last_seen_at is written at most once a minute per session, not on every call. */
+/** last_seen_at is written at most once a minute per session (a tenth of the idle time where that is shorter), not on every call. */
 const TOUCH_AFTER_SECONDS = 60;
+
+/**
+ * The idle rule in SQL terms. A use within `touchAfter` of the last write is not written, so the stored
+ * last use may be up to `touchAfter` early: a session lives until `idleSeconds + touchAfter` past it,
+ * which is never less than `idleSeconds` past its real last use (and at most `touchAfter` more).
+ */
+export function idleRule(idleSeconds: number): { touchAfter: number; idleLimit: number } {
+  const touchAfter = Math.min(TOUCH_AFTER_SECONDS, Math.floor(idleSeconds / 10));
+  return { touchAfter, idleLimit: idleSeconds + touchAfter };
+}
 
 export function createSessions(deps: { db: Queryable; idleSeconds: number; maxSeconds: number }): Sessions {
   const { db } = deps;
+  const { touchAfter, idleLimit } = idleRule(deps.idleSeconds);
   return {
     async create(memberId, orgId) {
       const id = randomToken();
@@ -42,7 +53,7 @@ export function createSessions(deps: { db: Queryable; idleSeconds: number; maxSe
       await db.query(
         `DELETE FROM dashboard_sessions WHERE member_id = $1
             AND (revoked_at IS NOT NULL OR expires_at <= now() OR last_seen_at <= now() - $2::int * interval '1 second')`,
-        [memberId, deps.idleSeconds],
+        [memberId, idleLimit],
       );
       await db.query(
         `INSERT INTO dashboard_sessions (id_hash, member_id, org_id, csrf_token, expires_at)
@@ -66,7 +77,7 @@ export function createSessions(deps: { db: Queryable; idleSeconds: number; maxSe
           WHERE s.id_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now()
             AND s.last_seen_at > now() - $2::int * interval '1 second'
             AND NOT EXISTS (SELECT 1 FROM members b WHERE b.org_id = s.org_id AND b.banned)`,
-        [idHash, deps.idleSeconds, TOUCH_AFTER_SECONDS],
+        [idHash, idleLimit, touchAfter],
       );
       const r = rows[0];
       if (!r) return null;

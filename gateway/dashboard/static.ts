@@ -20,6 +20,9 @@ export function dashboardStatic(distDir: string): Router {
     express.static(distDir, {
       index: false,
       redirect: false,
+      // the files are small: a Range is answered with the whole file (RFC 9110 allows it), never a 416
+      // that would have to leave the closed error catalogue
+      acceptRanges: false,
       setHeaders: (res, file) => {
         const hashed = file.startsWith(path.join(distDir, 'assets') + path.sep);
         res.setHeader('Cache-Control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
@@ -29,7 +32,7 @@ export function dashboardStatic(distDir: string): Router {
   // a client-side route (no file extension) gets the app; a missing file is a 404
   r.get(/^\/(?:[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_-]+)*)?\/?$/, (_req, res) => {
     res.setHeader('Cache-Control', 'no-cache');
-    res.sendFile(index);
+    res.sendFile(index, { acceptRanges: false });
   });
   return r;
 }

@@ -191,8 +191,19 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
 
   it('a sign-in link signs the member in, leaves no token in the address, and works once', async () => {
     const url = await signInLink();
+    // the link is spent before any session check: no unauthenticated /session call (a 401 that would
+    // end the new session's client state) races the sign-in
+    const calls: string[] = [];
+    const onResponse = (r: { url(): string; status(): number; request(): { method(): string } }) => {
+      if (r.url().includes('/dashboard/api/')) calls.push(`${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`);
+    };
+    page.on('response', onResponse);
     await page.goto(url);
     await page.waitForURL(`${base}/dashboard/`);
+    await page.getByTestId('org-name').waitFor();
+    page.off('response', onResponse);
+    expect(calls, calls.join(', ')).to.include('POST /dashboard/api/sign-in/link 200');
+    expect(calls.filter((c) => c.endsWith(' 401')), calls.join(', ')).to.deep.equal([]);
     expect(await heading()).to.equal('Contract');
     expect(page.url()).not.to.include('token');
     expect(await page.getByTestId('org-name').innerText()).to.equal('Northwind Motors');
@@ -404,25 +415,87 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
       await gw.admin.putContract(org, { ...contract, rpm_limit: 1 });
       await eventually(async () => {
         await page.getByRole('button', { name: 'Render' }).click();
-        expect(await alert.innerText()).to.match(/Try again in \d+ seconds?\.$/);
+        expect(await alert.innerText()).to.match(/exceeded for the dashboard playground\. Try again in \d+ (?:seconds?|minutes?)\.$/);
+      });
+      // a spent monthly quota waits for the next UTC month: said as a date, not as days of seconds
+      await gw.admin.putContract(org, { ...contract, monthly_quota: 1 });
+      await eventually(async () => {
+        await page.getByRole('button', { name: 'Render' }).click();
+        expect(await alert.innerText()).to.match(/\. The quota renews on 1 [A-Z][a-z]+ \d{4} \(UTC\)\.$/);
       });
     } finally {
       await gw.admin.putContract(org, contract);
     }
   });
 
+  it('an organisation without a contract is told so on the contract page and in the playground', async () => {
+    const bare = await gw.admin.createOrg('Contractless Cars');
+    const m = await gw.admin.addMember(bare.id, 'nocontract@example.com');
+    const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const errors: string[] = [];
+    try {
+      const p = await other.newPage();
+      p.on('pageerror', (e) => errors.push(e.message));
+      await p.goto(await signInLink(m.id));
+      await p.waitForURL(`${base}/dashboard/`);
+      expect(await p.getByTestId('no-contract').innerText()).to.include('no contract');
+      expect(await p.getByTestId('org-name').innerText()).to.equal('Contractless Cars');
+      await p.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Playground', exact: true }).click();
+      expect(await p.getByTestId('playground-no-contract').innerText()).to.include('no contract');
+      expect(await p.locator('#pg-make').count()).to.equal(0);
+      expect(errors).to.deep.equal([]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a failing gateway is said as such: a keys list it could not read is not "no key", a session it could not read is not a sign-out', async () => {
+    await page.route('**/dashboard/api/keys', (r) => r.fulfill({ status: 502, contentType: 'text/html', body: '<html>Bad gateway</html>' }));
+    try {
+      await page.goto(`${base}/dashboard/keys`);
+      await page.getByTestId('keys-unknown').waitFor();
+      expect(await page.getByRole('alert').innerText()).to.equal('The service answered 502.');
+      expect(await page.getByText('No active key').count()).to.equal(0);
+    } finally {
+      await page.unroute('**/dashboard/api/keys');
+    }
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.getByTestId('active-keys').waitFor();
+
+    const unavailable = { error: 'unavailable', message: 'The service is temporarily unavailable, retry shortly' };
+    await page.route('**/dashboard/api/session', (r) => r.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify(unavailable) }));
+    try {
+      await page.goto(`${base}/dashboard/usage`);
+      await page.getByRole('button', { name: 'Try again' }).waitFor();
+      expect(page.url()).to.equal(`${base}/dashboard/usage`);
+      expect(await page.getByRole('alert').innerText()).to.equal(unavailable.message);
+    } finally {
+      await page.unroute('**/dashboard/api/session');
+    }
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.getByTestId('usage-figures').waitFor();
+    expect(await heading()).to.equal('Usage');
+  });
+
   it('keyboard alone reaches the skip link, the navigation and the main controls, with a visible focus', async () => {
     // a fresh load: focus starts at the top of the document (a client-side navigation focuses the h1 instead)
     await page.goto(`${base}/dashboard/keys`);
     await page.getByTestId('active-keys').waitFor();
-    const seen: { label: string; outline: string }[] = [];
+    const seen: { label: string; outline: string; contrast: number }[] = [];
     for (let i = 0; i < 30; i++) {
       await page.keyboard.press('Tab');
-      const at = await inPage<{ label: string; outline: string } | null>(
+      // the outline's contrast against what it is drawn on (outside the element, so the parent's background): WCAG 1.4.11 asks 3:1
+      const at = await inPage<{ label: string; outline: string; contrast: number } | null>(
           page,
           `(() => { const e = document.activeElement; if (!e || e === document.body) return null; const s = getComputedStyle(e);
+            const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+            const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+              .reduce((t, v, i) => t + v * [0.2126, 0.7152, 0.0722][i], 0);
+            let bg = [255, 255, 255];
+            for (let p = e.parentElement; p; p = p.parentElement) { const c = rgb(getComputedStyle(p).backgroundColor); if (c.length === 3 || c[3] === 1) { bg = c.slice(0, 3); break; } }
+            const [a, b] = [lum(rgb(s.outlineColor).slice(0, 3)) + 0.05, lum(bg) + 0.05];
             return { label: ((e.id ? '#' + e.id : '') + ' ' + (e.innerText || e.getAttribute('aria-label') || '')).trim(),
-                     outline: s.outlineStyle + ' ' + s.outlineWidth }; })()`,
+                     outline: s.outlineStyle + ' ' + s.outlineWidth, contrast: Math.max(a, b) / Math.min(a, b) }; })()`,
       );
       if (!at) break; // past the last control: focus has left the page
       seen.push(at);
@@ -433,7 +506,10 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
     expect(labels.some((l) => l.startsWith('#key-name'))).to.equal(true);
     expect(labels.some((l) => l.includes('Create key'))).to.equal(true);
     expect(labels.some((l) => l.startsWith('Revoke'))).to.equal(true);
-    for (const s of seen) expect(s.outline, s.label).not.to.match(/^none/);
+    for (const s of seen) {
+      expect(s.outline, s.label).not.to.match(/^none/);
+      expect(s.contrast, `focus outline of ${s.label}`).to.be.at.least(3);
+    }
 
     // create a key with the keyboard only: the new key panel takes focus
     await page.getByLabel('Key name').focus();

@@ -247,6 +247,15 @@ describe(`dashboard API (${backendLabel()})`, function () {
       expect(r.status).to.equal(301);
       expect(r.headers.get('location')).to.equal('/dashboard/');
       expectError(await request(`${gw.url}/dashboard/assets/missing.js`), 404, 'not_found');
+      // a Range, satisfiable or not, gets the whole file: no 416 outside the error catalogue
+      for (const range of ['bytes=99999-', 'bytes=0-3', 'bytes=nonsense']) {
+        for (const p of ['/dashboard/assets/app.js', '/dashboard/keys']) {
+          const ranged = await request(gw.url + p, { headers: { range: range } });
+          expect(ranged.status, `${p} ${range}`).to.equal(200);
+          expect(ranged.headers.get('accept-ranges'), `${p} ${range}`).to.equal(null);
+          expect(ranged.text, `${p} ${range}`).to.equal(p.endsWith('.js') ? 'console.log(1)' : fs.readFileSync(path.join(dist, 'index.html'), 'utf8'));
+        }
+      }
     });
   });
 
@@ -311,6 +320,29 @@ describe(`dashboard API (${backendLabel()})`, function () {
       const b = await signedInCustomer(gw);
       await gw.db.query("UPDATE dashboard_sessions SET expires_at = now() - interval '1 second' WHERE member_id = $1", [b.member.id]);
       expectError(await b.client.call('GET', '/session'), 401, 'unauthorized');
+    });
+
+    it('a session lives its whole idle time after its last use, though a use within the touch interval is not written', async () => {
+      // DASHBOARD_SESSION_IDLE_SECONDS 90: last_seen_at is written at most every 9 s, so a session last
+      // written 95 s ago may have been used 86 s ago: still live. Written 100 s ago: 91 s unused at least, ended.
+      const g2 = await startTestGateway({ db: gw.db, dataDir: gw.dataDir, seedDemo: false, env: { DASHBOARD_SESSION_IDLE_SECONDS: '90' } });
+      try {
+        const a = await signedInCustomer(g2);
+        const setSeen = (ago: number) =>
+          gw.db.query(`UPDATE dashboard_sessions SET last_seen_at = now() - $2::int * interval '1 second' WHERE member_id = $1`, [a.member.id, ago]);
+        const seenAgo = async () =>
+          Number((await gw.db.query<{ ago: number }>('SELECT EXTRACT(EPOCH FROM now() - last_seen_at) AS ago FROM dashboard_sessions WHERE member_id = $1', [a.member.id]))[0]!.ago);
+        await setSeen(5);
+        expect((await a.client.call('GET', '/session')).status).to.equal(200);
+        expect(await seenAgo()).to.be.at.least(4); // within the touch interval: not written
+        await setSeen(95);
+        expect((await a.client.call('GET', '/session')).status).to.equal(200);
+        expect(await seenAgo()).to.be.below(5); // written now
+        await setSeen(100);
+        expectError(await a.client.call('GET', '/session'), 401, 'unauthorized');
+      } finally {
+        await g2.close();
+      }
     });
 
     it('ended sessions and spent links of a member are deleted at their next sign-in and link, not kept forever', async () => {

@@ -17,17 +17,20 @@ interface Props<R> {
   rowKey: (row: R) => string;
   /** The row's `data-<name>` attribute (what tests and scripts find a row by). */
   rowData: (row: R) => [name: string, value: string];
+  /** The month the counts are for, as the page names it ("November 2026"). */
+  monthLabel: string;
 }
 
-/** A titled table of counts, one row per item; "No calls this month." when there is none. */
-export function CountTable<R>({ id, title, rows, columns, rowKey, rowData }: Props<R>) {
+/** A titled table of counts, one row per item; "No calls in <month>." when there is none. */
+export function CountTable<R>({ id, title, rows, columns, rowKey, rowData, monthLabel }: Props<R>) {
   return (
     <div>
       <h3 id={`${id}-title`}>{title}</h3>
       {rows.length === 0 ? (
-        <p>No calls this month.</p>
+        <p>No calls in {monthLabel}.</p>
       ) : (
-        <div class="table-wrap">
+        // focusable, so that a keyboard can scroll a table wider than a phone
+        <div class="table-wrap" tabIndex={0} role="region" aria-label={`${title} table`}>
           <table class="table" aria-labelledby={`${id}-title`} data-testid={id}>
             <thead>
               <tr>

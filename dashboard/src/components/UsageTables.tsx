@@ -1,4 +1,4 @@
-import { formatNumber } from '../format.ts';
+import { formatNumber, monthName } from '../format.ts';
 import type { UsageAnswer } from '../types.ts';
 import { CountTable } from './CountTable.tsx';
 
@@ -17,11 +17,13 @@ const requestsColumn = { title: 'Requests', numeric: true, cell: (r: { requests:
 
 /** By key and by kind of call, for one month. A null key is the dashboard's playground. */
 export function UsageTables({ usage }: { usage: UsageAnswer }) {
+  const monthLabel = monthName(usage.month);
   return (
     <div class="two-col">
       <CountTable<KeyRow>
         id="by-key"
         title="By key"
+        monthLabel={monthLabel}
         rows={usage.by_key}
         rowKey={(k) => k.key_id ?? 'playground'}
         rowData={(k) => ['key-id', k.key_id ?? '']}
@@ -34,6 +36,7 @@ export function UsageTables({ usage }: { usage: UsageAnswer }) {
       <CountTable<KindRow>
         id="by-kind"
         title="By kind of call"
+        monthLabel={monthLabel}
         rows={usage.by_kind}
         rowKey={(k) => k.kind}
         rowData={(k) => ['kind', k.kind]}

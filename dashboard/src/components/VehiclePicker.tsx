@@ -27,6 +27,9 @@ export function VehiclePicker({ api, onPicked }: { api: ApiClient; onPicked: (v:
   const [variants, setVariants] = useState<VariantEntry[] | null>(null);
   const [variant, setVariant] = useState('');
   const [error, setError] = useState<unknown>(null);
+  /** The makes' load: 'failed' offers a retry instead of a select that says "Loading…" for good. */
+  const [makesState, setMakesState] = useState<'loading' | 'ready' | 'failed'>('loading');
+  const [makesTry, setMakesTry] = useState(0);
   const generation = useRef(0);
 
   async function step<T>(work: () => Promise<T>): Promise<T | null> {
@@ -85,10 +88,14 @@ export function VehiclePicker({ api, onPicked }: { api: ApiClient; onPicked: (v:
   // Only the makes are loaded unasked: every later step waits for the member's choice, because each
   // is a counted /v1 call of the organisation (docs/dashboard-ui.md, "Playground").
   useEffect(() => {
+    setMakesState('loading');
     void step(() => catalog.makes(api)).then((m) => {
-      if (m) setMakes(m);
+      if (m) {
+        setMakes(m);
+        setMakesState('ready');
+      } else setMakesState('failed');
     });
-  }, [api]);
+  }, [api, makesTry]);
 
   const years = models.find((m) => m.slug === model)?.years ?? [];
 
@@ -100,7 +107,7 @@ export function VehiclePicker({ api, onPicked }: { api: ApiClient; onPicked: (v:
           <label for="pg-make">Make</label>
           <select id="pg-make" value={make} onChange={(e) => void chooseMake(e.currentTarget.value)}>
             <option value="" disabled>
-              {makes.length === 0 ? 'Loading…' : 'Choose a make'}
+              {makesState === 'loading' ? 'Loading…' : makesState === 'failed' ? 'Not loaded' : 'Choose a make'}
             </option>
             {makes.map((m) => (
               <option key={m.slug} value={m.slug}>
@@ -108,6 +115,11 @@ export function VehiclePicker({ api, onPicked }: { api: ApiClient; onPicked: (v:
               </option>
             ))}
           </select>
+          {makesState === 'failed' && (
+            <button type="button" class="button" onClick={() => setMakesTry((n) => n + 1)}>
+              Load the makes again
+            </button>
+          )}
         </div>
         <div class="field">
           <label for="pg-model">Model</label>

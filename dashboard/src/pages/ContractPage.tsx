@@ -20,6 +20,22 @@ export function ContractPage({ api }: { api: ApiClient }) {
 
 function ContractFigures({ data }: { data: ContractAnswer }) {
   const { contract, usage, organization } = data;
+  if (contract === null) {
+    return (
+      <>
+        <p class="lead">
+          The contract of <strong data-testid="org-name">{organization.name}</strong>: what your API keys may ask for and how
+          often.
+        </p>
+        <Notice kind="warning">
+          <span data-testid="no-contract">
+            Your organisation has no contract yet: every API call, the playground's included, is refused until your
+            administrator sets one up.
+          </span>
+        </Notice>
+      </>
+    );
+  }
   const usedShare = contract.monthly_quota > 0 ? Math.min(1, usage.requests / contract.monthly_quota) : 1;
   return (
     <>

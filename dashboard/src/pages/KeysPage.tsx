@@ -116,6 +116,14 @@ export function KeysPage({ api }: { api: ApiClient }) {
         </h2>
         {keys.loading && !keys.data ? (
           <Notice kind="info">Loading keys…</Notice>
+        ) : !keys.data ? (
+          // the list could not be read (the error is shown above): say so, never "no key"
+          <p data-testid="keys-unknown">
+            Your keys could not be listed just now.{' '}
+            <button type="button" class="button" onClick={keys.reload}>
+              Try again
+            </button>
+          </p>
         ) : active.length === 0 ? (
           <p>No active key. Create one above.</p>
         ) : (

@@ -19,6 +19,9 @@ export function PlaygroundPage({ api }: { api: ApiClient }) {
   const [colours, setColours] = useState<NamedColour[]>([]);
   const [formats, setFormats] = useState<string[]>(['webp']);
   const [setupError, setSetupError] = useState<unknown>(null);
+  /** The page's set-up: the contract (free), then the colours (a counted call); the form waits for both. */
+  const [setup, setSetup] = useState<'loading' | 'ready' | 'no-contract' | 'failed'>('loading');
+  const [setupTry, setSetupTry] = useState(0);
 
   const [view, setView] = useState('');
   const [colour, setColour] = useState('red');
@@ -33,18 +36,34 @@ export function PlaygroundPage({ api }: { api: ApiClient }) {
   const [result, setResult] = useState<{ path: string; answer: ImageAnswer } | null>(null);
 
   useEffect(() => {
-    // the view labels are the spec's constants (no counted call); the colours come from /v1/colors
-    Promise.all([catalog.colors(api), api.get<ContractAnswer>('/contract')]).then(
-      ([c, contract]) => {
-        setColours(c);
-        setFormats(contract.contract.allowed_formats);
-        if (!contract.contract.allowed_formats.includes('webp') && contract.contract.allowed_formats[0]) {
-          setFormat(contract.contract.allowed_formats[0]);
-        }
+    // the view labels are the spec's constants (no counted call); the colours come from /v1/colors.
+    // Without a contract every /v1 call is refused: the page says so once instead of failing each step.
+    let live = true;
+    setSetup('loading');
+    setSetupError(null);
+    (async () => {
+      const { contract } = await api.get<ContractAnswer>('/contract');
+      if (contract === null) return 'no-contract' as const;
+      const c = await catalog.colors(api);
+      if (!live) return 'ready' as const;
+      setColours(c);
+      setFormats(contract.allowed_formats);
+      if (!contract.allowed_formats.includes('webp') && contract.allowed_formats[0]) setFormat(contract.allowed_formats[0]);
+      return 'ready' as const;
+    })().then(
+      (state) => {
+        if (live) setSetup(state);
       },
-      setSetupError,
+      (e: unknown) => {
+        if (!live) return;
+        setSetupError(e);
+        setSetup('failed');
+      },
     );
-  }, [api]);
+    return () => {
+      live = false;
+    };
+  }, [api, setupTry]);
 
   useEffect(() => {
     // from the view chosen by then, not the one this render saw: a choice made before the effect ran stays
@@ -95,89 +114,112 @@ export function PlaygroundPage({ api }: { api: ApiClient }) {
         itself is not counted.
       </Notice>
       <ErrorNotice error={setupError} />
-      <div class="playground">
-        <form class="card form" onSubmit={render} aria-labelledby="pg-form-title">
-          <h2 id="pg-form-title">Vehicle and options</h2>
-          <VehiclePicker api={api} onPicked={setPicked} />
-          <div class="field">
-            <label for="pg-view">View</label>
-            <select id="pg-view" value={view} disabled={!picked} onChange={(e) => setView(e.currentTarget.value)}>
-              {!picked && <option value="">Choose a vehicle first</option>}
-              {picked?.views.map((v) => (
-                <option key={v} value={v}>
-                  {labelOf(v)}
-                </option>
-              ))}
-            </select>
-          </div>
-          <ColourPicker colours={colours} value={colour} onChange={setColour} />
-          <div class="field-row">
+      {setup === 'loading' && <Notice kind="info">Loading the playground…</Notice>}
+      {setup === 'no-contract' && (
+        <Notice kind="warning">
+          <span data-testid="playground-no-contract">
+            Your organisation has no contract yet, so the playground cannot call the API. Your administrator sets one up.
+          </span>
+        </Notice>
+      )}
+      {setup === 'failed' && (
+        <p>
+          <button type="button" class="button" onClick={() => setSetupTry((n) => n + 1)}>
+            Try again
+          </button>
+        </p>
+      )}
+      {setup === 'ready' && (
+        <div class="playground">
+          <form
+            class="card form"
+            onSubmit={render}
+            // a value the browser refuses (width out of range) is said by the browser: an older answer's error would mislead
+            onInvalidCapture={() => setRenderError(null)}
+            aria-labelledby="pg-form-title"
+          >
+            <h2 id="pg-form-title">Vehicle and options</h2>
+            <VehiclePicker api={api} onPicked={setPicked} />
             <div class="field">
-              <label for="pg-format">Format</label>
-              <select id="pg-format" value={format} onChange={(e) => setFormat(e.currentTarget.value)}>
-                {formats.map((f) => (
-                  <option key={f} value={f}>
-                    {f}
+              <label for="pg-view">View</label>
+              <select id="pg-view" value={view} disabled={!picked} onChange={(e) => setView(e.currentTarget.value)}>
+                {!picked && <option value="">Choose a vehicle first</option>}
+                {picked?.views.map((v) => (
+                  <option key={v} value={v}>
+                    {labelOf(v)}
                   </option>
                 ))}
               </select>
             </div>
-            <div class="field">
-              <label for="pg-width">Width (px)</label>
-              <input
-                id="pg-width"
-                type="number"
-                inputMode="numeric"
-                min={MIN_WIDTH}
-                max={MAX_WIDTH}
-                step={1}
-                required
-                value={width}
-                aria-describedby="pg-width-hint"
-                onInput={(e) => {
-                  const n = e.currentTarget.valueAsNumber;
-                  if (Number.isFinite(n)) setWidth(Math.round(n));
-                }}
-              />
-              <span id="pg-width-hint" class="hint">
-                {MIN_WIDTH} to {MAX_WIDTH}
-              </span>
+            <ColourPicker colours={colours} value={colour} onChange={setColour} />
+            <div class="field-row">
+              <div class="field">
+                <label for="pg-format">Format</label>
+                <select id="pg-format" value={format} onChange={(e) => setFormat(e.currentTarget.value)}>
+                  {formats.map((f) => (
+                    <option key={f} value={f}>
+                      {f}
+                    </option>
+                  ))}
+                </select>
+              </div>
+              <div class="field">
+                <label for="pg-width">Width (px)</label>
+                <input
+                  id="pg-width"
+                  type="number"
+                  inputMode="numeric"
+                  min={MIN_WIDTH}
+                  max={MAX_WIDTH}
+                  step={1}
+                  required
+                  value={width}
+                  aria-describedby="pg-width-hint"
+                  onInput={(e) => {
+                    const n = e.currentTarget.valueAsNumber;
+                    if (Number.isFinite(n)) setWidth(Math.round(n));
+                  }}
+                />
+                <span id="pg-width-hint" class="hint">
+                  {MIN_WIDTH} to {MAX_WIDTH}
+                </span>
+              </div>
             </div>
-          </div>
-          <div class="field-row">
-            <div class="field">
-              <label for="pg-plate">Plate text (optional)</label>
-              <input id="pg-plate" value={plate} maxLength={12} onInput={(e) => setPlate(e.currentTarget.value)} aria-describedby="pg-plate-hint" />
-              <span id="pg-plate-hint" class="hint">
-                Up to 12 letters, digits, spaces, hyphens
-              </span>
+            <div class="field-row">
+              <div class="field">
+                <label for="pg-plate">Plate text (optional)</label>
+                <input id="pg-plate" value={plate} maxLength={12} onInput={(e) => setPlate(e.currentTarget.value)} aria-describedby="pg-plate-hint" />
+                <span id="pg-plate-hint" class="hint">
+                  Up to 12 letters, digits, spaces, hyphens
+                </span>
+              </div>
+              <div class="field">
+                <label for="pg-background">Background</label>
+                <select id="pg-background" value={background} onChange={(e) => setBackground(e.currentTarget.value as 'studio' | 'transparent')}>
+                  <option value="studio">studio</option>
+                  <option value="transparent">transparent</option>
+                </select>
+              </div>
             </div>
-            <div class="field">
-              <label for="pg-background">Background</label>
-              <select id="pg-background" value={background} onChange={(e) => setBackground(e.currentTarget.value as 'studio' | 'transparent')}>
-                <option value="studio">studio</option>
-                <option value="transparent">transparent</option>
-              </select>
-            </div>
-          </div>
-          <label class="check">
-            <input type="checkbox" checked={shadow} onChange={(e) => setShadow(e.currentTarget.checked)} />
-            Studio floor shadow
-          </label>
-          <button type="submit" class="button primary" disabled={!request || busy}>
-            {busy ? 'Rendering…' : 'Render'}
-          </button>
-        </form>
-        <section class="card result" aria-labelledby="pg-result-title" aria-busy={busy}>
-          <h2 id="pg-result-title">Result</h2>
-          <ErrorNotice error={renderError} />
-          {result ? (
-            <RenderResult path={result.path} answer={result.answer} viewLabel={labelOf(result.answer.view)} />
-          ) : (
-            <p>Choose a vehicle and press Render.</p>
-          )}
-        </section>
-      </div>
+            <label class="check">
+              <input type="checkbox" checked={shadow} onChange={(e) => setShadow(e.currentTarget.checked)} />
+              Studio floor shadow
+            </label>
+            <button type="submit" class="button primary" disabled={!request || busy}>
+              {busy ? 'Rendering…' : 'Render'}
+            </button>
+          </form>
+          <section class="card result" aria-labelledby="pg-result-title" aria-busy={busy}>
+            <h2 id="pg-result-title">Result</h2>
+            <ErrorNotice error={renderError} />
+            {result ? (
+              <RenderResult path={result.path} answer={result.answer} viewLabel={labelOf(result.answer.view)} />
+            ) : (
+              <p>Choose a vehicle and press Render.</p>
+            )}
+          </section>
+        </div>
+      )}
     </>
   );
 }
