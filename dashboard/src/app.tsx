@@ -26,8 +26,8 @@ type SessionState =
 export function App() {
   const route = useRoute();
   const [state, setState] = useState<SessionState>({ status: 'loading' });
-  // Read during the first render, before any effect: the sign-in page's effect (a child's, so it runs
-  // first) spends the link and removes the fragment, and the session check must not race it.
+  // Read during the first render, before any effect: the sign-in page's effect spends the link and
+  // removes the fragment, and whichever effect runs first, the session check must not race the sign-in.
   const [openedWithLink] = useState(() => route === 'sign-in' && location.hash.includes('token='));
   const api = useMemo(
     () =>
