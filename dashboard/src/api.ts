@@ -8,6 +8,8 @@ export class ApiError extends Error {
     message: string,
     /** Seconds, from Retry-After on a 429. */
     readonly retryAfter: number | null = null,
+    /** When the answer arrived: a wait is counted from here, not from each time the page draws it. */
+    readonly receivedAt: Date = new Date(),
   ) {
     super(message);
     this.name = 'ApiError';
@@ -78,10 +80,10 @@ export function createApiClient(onUnauthorized: () => void): ApiClient {
 export class FormProblem extends Error {}
 
 /** A sentence for any thrown value: 403 says why, 429 says when to try again. */
-export function describeError(e: unknown, now = new Date()): string {
+export function describeError(e: unknown): string {
   if (e instanceof FormProblem) return e.message;
   if (e instanceof ApiError) {
-    if (e.status === 429) return `${sentence(e.message)} ${retryPhrase(e, now)}`;
+    if (e.status === 429) return `${sentence(e.message)} ${retryPhrase(e)}`;
     return e.message;
   }
   return 'Something went wrong. Please try again.';
@@ -92,20 +94,24 @@ function sentence(message: string): string {
   return /[.!?]$/.test(message) ? message : `${message}.`;
 }
 
+const DAY_MS = 86_400_000;
+
 /**
- * When to try again, in the unit a person reads (the server's Retry-After is seconds, days away for a
- * spent monthly quota, whose wait ends when the next UTC month starts).
+ * When to try again, in the unit a person reads, never shorter than the wait (Retry-After is seconds).
+ * A spent monthly quota waits until the next UTC month starts, days away: that day is named, the end
+ * of the wait rounded to the nearest UTC midnight, so a browser clock a little behind the server's
+ * does not name the day before.
  */
-export function retryPhrase(e: ApiError, now = new Date()): string {
+export function retryPhrase(e: ApiError): string {
   const s = e.retryAfter;
   if (!s) return 'Try again shortly.';
-  if (e.code === 'quota_exceeded' || s >= 36 * 3600) {
-    const at = new Date(now.getTime() + s * 1000);
-    const day = at.toLocaleString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
-    return e.code === 'quota_exceeded' ? `The quota renews on ${day} (UTC).` : `Try again on ${day} (UTC).`;
-  }
+  const at = e.receivedAt.getTime() + s * 1000;
+  const day = (ms: number) => new Date(ms).toLocaleString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+  if (e.code === 'quota_exceeded') return `The quota renews on ${day(Math.round(at / DAY_MS) * DAY_MS)} (UTC).`;
   const unit = (n: number, name: string) => `${n} ${name}${n === 1 ? '' : 's'}`;
   if (s < 90) return `Try again in ${unit(s, 'second')}.`;
-  if (s < 90 * 60) return `Try again in ${unit(Math.round(s / 60), 'minute')}.`;
-  return `Try again in ${unit(Math.round(s / 3600), 'hour')}.`;
+  if (s < 90 * 60) return `Try again in ${unit(Math.ceil(s / 60), 'minute')}.`;
+  if (s < 36 * 3600) return `Try again in ${unit(Math.ceil(s / 3600), 'hour')}.`;
+  const when = new Date(at).toISOString().slice(11, 16);
+  return `Try again on ${day(at)} at ${when} (UTC).`;
 }

@@ -2,6 +2,8 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, createApiClient } from './api.ts';
 import { Layout } from './components/Layout.tsx';
 import { ErrorNotice, Notice } from './components/Notice.tsx';
+import { PageHeading } from './components/PageHeading.tsx';
+import { RetryButton } from './components/RetryButton.tsx';
 import { AccountPage } from './pages/AccountPage.tsx';
 import { ContractPage } from './pages/ContractPage.tsx';
 import { KeysPage } from './pages/KeysPage.tsx';
@@ -17,7 +19,7 @@ type SessionState =
   | { status: 'signed-out'; reason: string | null }
   | { status: 'signed-in'; session: Session }
   /** The session could not be read (the gateway failed, the network): not a sign-out, the cookie may be good. */
-  | { status: 'unknown'; error: unknown };
+  | { status: 'unknown'; error: unknown; retrying: boolean };
 
 /**
  * Holds the session: loads it once, sends every page without one to sign-in, and ends it on any 401
@@ -49,8 +51,9 @@ export function App() {
         setState({ status: 'signed-out', reason: null });
         if (route !== 'sign-in') navigate('sign-in', true);
       } else {
-        // only a 401 ends the session (docs/dashboard-ui.md): a failing gateway is said, and retried on request
-        setState({ status: 'unknown', error: e });
+        // only a 401 ends the session (docs/dashboard-ui.md): a failing gateway is said, and retried on
+        // request; a refresh of a session already held (after a password change) keeps it
+        setState((s) => (s.status === 'signed-in' ? s : { status: 'unknown', error: e, retrying: false }));
       }
     }
   }
@@ -81,13 +84,17 @@ export function App() {
       />
     );
   } else if (state.status === 'unknown') {
+    const retry = () => {
+      setState({ ...state, retrying: true });
+      void loadSession();
+    };
     page = (
       <>
-        <ErrorNotice error={state.error} />
+        <PageHeading title="Not available">The dashboard is not available just now</PageHeading>
+        {/* gone while retrying, so that a retry failing the same way is a new alert, announced again */}
+        {!state.retrying && <ErrorNotice error={state.error} />}
         <p>
-          <button type="button" class="button" onClick={() => void loadSession()}>
-            Try again
-          </button>
+          <RetryButton busy={state.retrying} onRetry={retry} />
         </p>
       </>
     );

@@ -428,7 +428,7 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
     }
   });
 
-  it('an organisation without a contract is told so on the contract page and in the playground', async () => {
+  it('an organisation without a contract, or with an inactive one, is told so on the contract page and in the playground', async () => {
     const bare = await gw.admin.createOrg('Contractless Cars');
     const m = await gw.admin.addMember(bare.id, 'nocontract@example.com');
     const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -443,6 +443,12 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
       await p.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Playground', exact: true }).click();
       expect(await p.getByTestId('playground-no-contract').innerText()).to.include('no contract');
       expect(await p.locator('#pg-make').count()).to.equal(0);
+      // an inactive contract is said the same way: no form, no retry that cannot work
+      await gw.admin.putContract(bare.id, { active: false });
+      await p.reload();
+      expect(await p.getByTestId('playground-inactive').innerText()).to.include('not active');
+      expect(await p.locator('#pg-make').count()).to.equal(0);
+      expect(await p.getByRole('button', { name: 'Try again' }).count()).to.equal(0);
       expect(errors).to.deep.equal([]);
     } finally {
       await other.close();
@@ -459,7 +465,7 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
     } finally {
       await page.unroute('**/dashboard/api/keys');
     }
-    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.getByRole('button', { name: 'Load the keys again' }).click();
     await page.getByTestId('active-keys').waitFor();
 
     const unavailable = { error: 'unavailable', message: 'The service is temporarily unavailable, retry shortly' };

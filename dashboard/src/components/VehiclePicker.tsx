@@ -3,6 +3,7 @@ import type { ApiClient } from '../api.ts';
 import { catalog, type ModelEntry, type VariantEntry } from '../playground/catalog.ts';
 import type { NamedRef } from '../types.ts';
 import { ErrorNotice } from './Notice.tsx';
+import { RetryButton } from './RetryButton.tsx';
 
 export interface PickedVehicle {
   make: string;
@@ -115,10 +116,9 @@ export function VehiclePicker({ api, onPicked }: { api: ApiClient; onPicked: (v:
               </option>
             ))}
           </select>
-          {makesState === 'failed' && (
-            <button type="button" class="button" onClick={() => setMakesTry((n) => n + 1)}>
-              Load the makes again
-            </button>
+          {(makesState === 'failed' || (makesState === 'loading' && makesTry > 0)) && (
+            // stays while it works (aria-disabled keeps the keyboard's focus on it; disabled would drop it)
+            <RetryButton busy={makesState === 'loading'} onRetry={() => setMakesTry((n) => n + 1)} label="Load the makes again" />
           )}
         </div>
         <div class="field">

@@ -3,6 +3,7 @@ import { FormProblem, type ApiClient } from '../api.ts';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { ErrorNotice, Notice } from '../components/Notice.tsx';
 import { NewKeyPanel } from '../components/NewKeyPanel.tsx';
+import { RetryButton } from '../components/RetryButton.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
 import { TextField } from '../components/TextField.tsx';
 import { formatDateTime } from '../format.ts';
@@ -114,17 +115,14 @@ export function KeysPage({ api }: { api: ApiClient }) {
         <h2 id="active-keys-title" tabIndex={-1} ref={activeHeading}>
           Active keys
         </h2>
-        {keys.loading && !keys.data ? (
-          <Notice kind="info">Loading keys…</Notice>
-        ) : !keys.data ? (
+        {!keys.data && keys.error ? (
           // the list could not be read (the error is shown above): say so, never "no key"
           <p data-testid="keys-unknown">
-            Your keys could not be listed just now.{' '}
-            <button type="button" class="button" onClick={keys.reload}>
-              Try again
-            </button>
+            Your keys could not be listed just now. <RetryButton busy={keys.loading} onRetry={keys.reload} label="Load the keys again" />
           </p>
-        ) : active.length === 0 ? (
+        ) : keys.loading && !keys.data ? (
+          <Notice kind="info">Loading keys…</Notice>
+        ) : !keys.data ? null : active.length === 0 ? (
           <p>No active key. Create one above.</p>
         ) : (
           <KeyTable keys={active} onRevoke={setRevoking} />

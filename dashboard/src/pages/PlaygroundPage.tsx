@@ -4,6 +4,7 @@ import { ColourPicker } from '../components/ColourPicker.tsx';
 import { ErrorNotice, Notice } from '../components/Notice.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
 import { RenderResult } from '../components/RenderResult.tsx';
+import { RetryButton } from '../components/RetryButton.tsx';
 import { VehiclePicker, type PickedVehicle } from '../components/VehiclePicker.tsx';
 import { catalog, imagePath, type ImageRequest, type NamedColour, type ViewEntry } from '../playground/catalog.ts';
 import type { ContractAnswer, ImageAnswer } from '../types.ts';
@@ -20,7 +21,7 @@ export function PlaygroundPage({ api }: { api: ApiClient }) {
   const [formats, setFormats] = useState<string[]>(['webp']);
   const [setupError, setSetupError] = useState<unknown>(null);
   /** The page's set-up: the contract (free), then the colours (a counted call); the form waits for both. */
-  const [setup, setSetup] = useState<'loading' | 'ready' | 'no-contract' | 'failed'>('loading');
+  const [setup, setSetup] = useState<'loading' | 'ready' | 'no-contract' | 'inactive' | 'failed'>('loading');
   const [setupTry, setSetupTry] = useState(0);
 
   const [view, setView] = useState('');
@@ -44,6 +45,7 @@ export function PlaygroundPage({ api }: { api: ApiClient }) {
     (async () => {
       const { contract } = await api.get<ContractAnswer>('/contract');
       if (contract === null) return 'no-contract' as const;
+      if (!contract.active) return 'inactive' as const;
       const c = await catalog.colors(api);
       if (!live) return 'ready' as const;
       setColours(c);
@@ -114,7 +116,7 @@ export function PlaygroundPage({ api }: { api: ApiClient }) {
         itself is not counted.
       </Notice>
       <ErrorNotice error={setupError} />
-      {setup === 'loading' && <Notice kind="info">Loading the playground…</Notice>}
+      {setup === 'loading' && setupTry === 0 && <Notice kind="info">Loading the playground…</Notice>}
       {setup === 'no-contract' && (
         <Notice kind="warning">
           <span data-testid="playground-no-contract">
@@ -122,11 +124,17 @@ export function PlaygroundPage({ api }: { api: ApiClient }) {
           </span>
         </Notice>
       )}
-      {setup === 'failed' && (
+      {setup === 'inactive' && (
+        <Notice kind="warning">
+          <span data-testid="playground-inactive">
+            Your organisation's contract is not active, so the playground cannot call the API until your administrator
+            reactivates it.
+          </span>
+        </Notice>
+      )}
+      {(setup === 'failed' || (setup === 'loading' && setupTry > 0)) && (
         <p>
-          <button type="button" class="button" onClick={() => setSetupTry((n) => n + 1)}>
-            Try again
-          </button>
+          <RetryButton busy={setup === 'loading'} onRetry={() => setSetupTry((n) => n + 1)} />
         </p>
       )}
       {setup === 'ready' && (

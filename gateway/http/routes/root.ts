@@ -15,7 +15,8 @@ export function rootRoutes(deps: { version: string }): Router {
   });
   const openapiFile = path.join(ROOT, 'docs', 'openapi.json');
   r.get(OPENAPI_PATH, (_req, res) => {
-    res.type('application/json').sendFile(openapiFile);
+    // a Range is answered with the whole file (RFC 9110 allows it), never a 416 outside the error catalogue
+    res.type('application/json').sendFile(openapiFile, { acceptRanges: false });
   });
   const swaggerDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   // only the two files the docs page loads (not the package's demo index.html, oauth2-redirect, source maps)
@@ -23,7 +24,7 @@ export function rootRoutes(deps: { version: string }): Router {
   r.use('/docs/ui', (req, res, next) => {
     const type = (req.method === 'GET' || req.method === 'HEAD') && Object.hasOwn(uiFiles, req.path) ? uiFiles[req.path] : undefined;
     if (!type) return next(); // the 404 handler answers
-    res.type(type).sendFile(path.join(swaggerDir, req.path.slice(1)), { maxAge: '1d', dotfiles: 'deny' }, (err) => {
+    res.type(type).sendFile(path.join(swaggerDir, req.path.slice(1)), { maxAge: '1d', dotfiles: 'deny', acceptRanges: false }, (err) => {
       if (err) next(err);
     });
   });
