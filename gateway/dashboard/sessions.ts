@@ -37,7 +37,7 @@ const TOUCH_AFTER_SECONDS = 60;
  * last use may be up to `touchAfter` early: a session lives until `idleSeconds + touchAfter` past it,
  * which is never less than `idleSeconds` past its real last use (and at most `touchAfter` more).
  */
-export function idleRule(idleSeconds: number): { touchAfter: number; idleLimit: number } {
+function idleRule(idleSeconds: number): { touchAfter: number; idleLimit: number } {
   const touchAfter = Math.min(TOUCH_AFTER_SECONDS, Math.floor(idleSeconds / 10));
   return { touchAfter, idleLimit: idleSeconds + touchAfter };
 }

@@ -2,7 +2,7 @@ import type { ApiClient } from '../api.ts';
 import { ErrorNotice, Notice } from '../components/Notice.tsx';
 import { PageHeading } from '../components/PageHeading.tsx';
 import { formatNumber, monthName } from '../format.ts';
-import type { ContractAnswer } from '../types.ts';
+import type { Contract, ContractAnswer } from '../types.ts';
 import { useLoad } from '../use-load.ts';
 
 /** The organisation's contract: the same figures as GET /v1/me. */
@@ -13,36 +13,29 @@ export function ContractPage({ api }: { api: ApiClient }) {
       <PageHeading title="Contract">Contract</PageHeading>
       {loading && !data && <Notice kind="info">Loading the contract…</Notice>}
       <ErrorNotice error={error} />
-      {data && <ContractFigures data={data} />}
-    </>
-  );
-}
-
-function ContractFigures({ data }: { data: ContractAnswer }) {
-  const { contract, usage, organization } = data;
-  if (contract === null) {
-    return (
-      <>
+      {data && (
         <p class="lead">
-          The contract of <strong data-testid="org-name">{organization.name}</strong>: what your API keys may ask for and how
-          often.
+          The contract of <strong data-testid="org-name">{data.organization.name}</strong>: what your API keys may ask for and
+          how often.
         </p>
+      )}
+      {data && data.contract === null && (
         <Notice kind="warning">
           <span data-testid="no-contract">
             Your organisation has no contract yet: every API call, the playground's included, is refused until your
             administrator sets one up.
           </span>
         </Notice>
-      </>
-    );
-  }
+      )}
+      {data?.contract && <ContractFigures contract={data.contract} usage={data.usage} />}
+    </>
+  );
+}
+
+function ContractFigures({ contract, usage }: { contract: Contract; usage: ContractAnswer['usage'] }) {
   const usedShare = contract.monthly_quota > 0 ? Math.min(1, usage.requests / contract.monthly_quota) : 1;
   return (
     <>
-      <p class="lead">
-        The contract of <strong data-testid="org-name">{organization.name}</strong>: what your API keys may ask for and how
-        often.
-      </p>
       {!contract.active && (
         <Notice kind="warning">This contract is not active: API calls are refused until your administrator reactivates it.</Notice>
       )}

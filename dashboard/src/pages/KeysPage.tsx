@@ -122,7 +122,7 @@ export function KeysPage({ api }: { api: ApiClient }) {
           </p>
         ) : keys.loading && !keys.data ? (
           <Notice kind="info">Loading keys…</Notice>
-        ) : !keys.data ? null : active.length === 0 ? (
+        ) : active.length === 0 ? (
           <p>No active key. Create one above.</p>
         ) : (
           <KeyTable keys={active} onRevoke={setRevoking} />
