@@ -23,7 +23,7 @@ import type { ImageFormat } from '../../shared/render-options.ts';
 import { normaliseRenderRequest } from '../../shared/render-request.ts';
 import { makeSyntheticSet } from '../../renderer/assets/make-synthetic-set.ts';
 import { outputHeight } from '../../renderer/assets/asset-store.ts';
-import { encodeImage } from '../../renderer/encode/encode.ts';
+import { encodeImage, resizeKernel } from '../../renderer/encode/encode.ts';
 import type { RenderContext } from '../../renderer/pipeline/context.ts';
 import { runPipeline, STEPS } from '../../renderer/pipeline/pipeline.ts';
 import { RenderService } from '../../renderer/render-service.ts';
@@ -65,7 +65,7 @@ async function main() {
   const img = c0.image!;
   const height = outputHeight(view, WIDTH);
   const finished = await sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength), { raw: { width: img.width, height: img.height, channels: img.channels } })
-    .resize(WIDTH, height, { kernel: 'lanczos3', fit: 'fill' })
+    .resize(WIDTH, height, { kernel: resizeKernel(img.width, WIDTH), fit: 'fill' })
     .raw()
     .toBuffer();
   it.backend.release?.(img);

@@ -7,6 +7,7 @@ import { renderGrpcObject } from '../../shared/render-client.ts';
 import { VIEW_IDS } from '../../shared/views.ts';
 import { hueDistance, linearToOklab, oklabLch, srgb8ToOklab } from '../../renderer/color/oklab.ts';
 import { hexToLinear, srgbToLinear } from '../../renderer/color/srgb.ts';
+import type { RenderRequest } from '../../shared/render-request.ts';
 import { TEST_SET, TEST_WIDTH, decode, renderBytes, req, startTestServer, type TestServer } from './helpers.ts';
 
 async function expectCode(p: Promise<unknown>, code: string): Promise<ServiceError> {
@@ -268,6 +269,51 @@ describe('renderer gRPC service (cpu backend)', function () {
 
   it('maps a passed deadline to DEADLINE_EXCEEDED', async () => {
     await expectCode(s.client.render(req({ view: 'rear_right', width: 2399, color: '#123456' }), { deadlineMs: 1 }), 'deadline_exceeded');
+  });
+
+  it('a width between levels is resized without ringing: no pixel outside its source neighbourhood, no alpha specks', async () => {
+    // 280 px comes from the 320 px level (the test set: 480, 320, 240)
+    const rgba = async (over: Partial<RenderRequest>) => {
+      const { data, info } = await sharp((await renderBytes(s.client, req({ view: 'front_left', shadow: true, plate: null, color: '#111111', ...over }))).bytes)
+        .ensureAlpha()
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+      return { data, width: info.width, height: info.height };
+    };
+    for (const background of ['studio', 'transparent'] as const) {
+      const level = await rgba({ width: 320, background });
+      const out = await rgba({ width: 280, background });
+      expect([level.width, out.width]).to.deep.equal([320, 280]);
+      const fx = level.width / out.width;
+      const fy = level.height / out.height;
+      let over = 0;
+      let specks = 0;
+      for (let y = 0; y < out.height; y++) {
+        for (let x = 0; x < out.width; x++) {
+          const x0 = Math.max(0, Math.floor(x * fx) - 1), x1 = Math.min(level.width - 1, Math.ceil((x + 1) * fx));
+          const y0 = Math.max(0, Math.floor(y * fy) - 1), y1 = Math.min(level.height - 1, Math.ceil((y + 1) * fy));
+          for (let c = 0; c < 4; c++) {
+            let lo = 255;
+            let hi = 0;
+            // colour compared premultiplied, as it is resized: a nearly clear pixel's straight colour is
+            // its premultiplied one divided by a small alpha, rounding and all
+            const at = (d: Buffer, k: number) => (c === 3 ? d[k + 3]! : (d[k + c]! * d[k + 3]!) / 255);
+            for (let j = y0; j <= y1; j++) {
+              for (let i = x0; i <= x1; i++) {
+                const v = at(level.data, (j * level.width + i) * 4);
+                lo = Math.min(lo, v);
+                hi = Math.max(hi, v);
+              }
+            }
+            const v = at(out.data, (y * out.width + x) * 4);
+            if (v > hi + 2 || v < lo - 2) over++;
+            if (c === 3 && hi === 0 && v > 0) specks++;
+          }
+        }
+      }
+      expect(over, `${background}: values outside their neighbourhood (Lanczos-3 rang here)`).to.equal(0);
+      expect(specks, `${background}: alpha where the level had none`).to.equal(0);
+    }
   });
 
   it('is as sharp and alias-free at 200 px as a Lanczos downscale of the full-size render', async () => {
