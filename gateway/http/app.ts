@@ -18,7 +18,7 @@ import { adminBodyParser, type BodyLimits } from './body.ts';
 import { createContractOrigins, imageCors, v1Cors, type ContractOrigins } from './cors.ts';
 import { requestLog } from './request-log.ts';
 import { errorHandler, limitUrlLength, notFoundHandler, rejectMalformedQuery } from './errors.ts';
-import { methodNotAllowed, requireHost } from './hardening.ts';
+import { closeUnreadBodies, methodNotAllowed, noStore, requireHost } from './hardening.ts';
 import { createHttpMetrics, type HttpMetrics } from './metrics.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { imageRoutes } from './routes/images.ts';
@@ -90,6 +90,9 @@ const DEFAULT_BODY_LIMITS = {
   large: { limitBytes: 20 * 1024 * 1024, maxRatio: 50, timeoutMs: 120_000 },
 };
 
+/** How long /readyz waits for the database (the probes' timeout is longer: deploy/k8s, compose.yaml). */
+const READY_CHECK_MS = 2_000;
+
 /** Builds the HTTP app from its dependencies; it opens nothing itself. */
 export function buildApp(deps: AppDeps): Express {
   const app = express();
@@ -110,11 +113,14 @@ export function buildApp(deps: AppDeps): Express {
   const log = requestLog({ logger: deps.logger, genReqId, ignore, onFinish: (req, res, seconds) => metrics.record(req as Request, res as Response, seconds) });
   log.install(app.request);
   app.use(log.middleware);
+  app.use(closeUnreadBodies);
   app.use(requireHost);
   // CORS before any route and any refusal: preflights are answered here, before authentication (never
   // billed), and a refusal below (a long URL, a malformed query) carries Vary and the CORS headers too
   const corsV1 = v1Cors({ gatewayOrigins: deps.corsAllowedOrigins ?? [], contracts: deps.contractOrigins ?? createContractOrigins({ db: deps.db }) });
-  app.use('/v1', corsV1.admit);
+  // a /v1 answer is the key's own (its contract's catalog, its quota, URLs signed for it): a shared
+  // cache keyed by the URL alone must never hand it to another client
+  app.use('/v1', noStore, corsV1.admit);
   app.use('/images', imageCors());
   app.use(limitUrlLength(8192));
   // a /v1 call's query is checked behind its key, in the v1 router: a counted 400 like a bad path's;
@@ -125,7 +131,11 @@ export function buildApp(deps: AppDeps): Express {
     res.json({ status: 'ok' });
   });
   app.get('/readyz', async (_req, res) => {
-    const ok = await deps.ready().catch(() => false);
+    // a stalled database answers nothing: say "not ready" within the probe's patience, not after it
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), READY_CHECK_MS)));
+    const ok = await Promise.race([deps.ready().catch(() => false), late]);
+    clearTimeout(timer);
     res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'not ready' });
   });
 

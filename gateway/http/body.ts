@@ -166,7 +166,7 @@ export function adminBodyParser(opts: {
       continueIfExpected(req, res); // the client may send its body now (it was checked up to here)
       const buf = await readBody(req, large ? opts.large : opts.small);
       if (isJson || lenient) {
-        const text = buf.toString('utf8');
+        const text = utf8(buf);
         if (text.trim() !== '') {
           try {
             req.body = JSON.parse(text);
@@ -176,7 +176,7 @@ export function adminBodyParser(opts: {
           if (containsNul(req.body)) throw NUL();
         }
       } else if (isCsv) {
-        const text = buf.toString('utf8');
+        const text = utf8(buf);
         if (text.includes('\u0000')) throw NUL();
         req.body = text;
       }
@@ -187,4 +187,15 @@ export function adminBodyParser(opts: {
       next(e);
     }
   };
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The body as text; bytes that are not UTF-8 are refused, never stored as U+FFFD (RFC 8259 §8.1). */
+function utf8(buf: Buffer): string {
+  try {
+    return strictUtf8.decode(buf);
+  } catch {
+    throw new ServiceError('bad_request', 'The request body is not valid UTF-8');
+  }
 }

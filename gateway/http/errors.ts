@@ -21,8 +21,11 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   } else {
     e = toServiceError(err);
   }
-  if (e.code === 'internal' || e.httpStatus >= 500) {
+  if (e.code === 'internal') {
     req.log?.error({ err, code: e.code }, 'request failed');
+  } else if (e.httpStatus >= 500) {
+    // a documented 503 (a dependency down, the dashboard not built): an outage, with its detail, not a bug
+    req.log?.warn({ err, code: e.code }, 'request failed');
   } else {
     req.log?.info({ code: e.code, reason: e.message }, 'request refused');
   }
@@ -30,6 +33,8 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     res.destroy();
     return;
   }
+  // a refusal is about this request at this moment (a key, a limit, a grant): no cache may keep it
+  res.set('Cache-Control', 'no-store');
   if (e.headers) res.set(e.headers);
   res.status(e.httpStatus).json(e.toBody());
 };

@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import type net from 'node:net';
 import type { RequestHandler, Router } from 'express';
+import onHeaders from 'on-headers';
 import { MESSAGES, ServiceError, defaultMessage, HTTP_STATUS, type ErrorCode } from '../../shared/errors.ts';
 
 /**
@@ -85,7 +86,7 @@ function answerOtherMethods(router: Router, p: string, methods: Set<string>): vo
       res.set('Allow', allow).status(204).end();
       return;
     }
-    next(new ServiceError('method_not_allowed', `Method ${req.method} is not allowed here; use ${use}`, { headers: { Allow: allow } }));
+    next(new ServiceError('method_not_allowed', `Method ${req.method} is not allowed here; use ${allow}`, { headers: { Allow: allow } }));
   });
 }
 
@@ -200,10 +201,48 @@ export function continueIfExpected(req: http.IncomingMessage, res: http.ServerRe
   if (/^\s*100-continue\s*$/i.test(req.headers.expect ?? '') && !res.headersSent) res.writeContinue();
 }
 
-/** HTTP/1.1 requires Host (RFC 9112 §3.2): one without it is refused like any other malformed request. */
+/** `uri-host [ ":" port ]` (RFC 9112 §3.2, RFC 3986 §3.2.2): an IP literal, or a reg-name (which may be empty). */
+const HOST_RE = /^(?:\[[0-9A-Za-z:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::[0-9]*)?$/;
+
+/**
+ * RFC 9112 §3.2: a server answers 400 to an HTTP/1.1 request without Host, with more than one Host
+ * line, or with a Host that is not a host (Node keeps the first of several and does not look at it).
+ */
 export const requireHost: RequestHandler = (req, _res, next) => {
-  if (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && req.headers.host === undefined) next(new ServiceError('bad_request', 'The request has no Host header'));
+  let lines = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') lines++;
+  const host = req.headers.host;
+  if (lines > 1) next(new ServiceError('bad_request', 'The request has more than one Host header'));
+  else if (host !== undefined && !HOST_RE.test(host)) next(new ServiceError('bad_request', 'The request has an invalid Host header'));
+  else if (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && host === undefined) next(new ServiceError('bad_request', 'The request has no Host header'));
   else next();
+};
+
+/** Answers no cache may keep (set first: a route that may be cached sets its own). */
+export const noStore: RequestHandler = (_req, res, next) => {
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+};
+
+/** What Node may still read and throw away after an answer to keep a connection (Go's net/http allows 256 KB too). */
+const DRAIN_LIMIT_BYTES = 256 * 1024;
+
+/**
+ * A large body the answer leaves unread closes the connection. Node would otherwise read and throw away
+ * the rest of it after the answer, to keep the connection alive: a request refused without its body read
+ * (a 401 before the admin body parser, any /v1 or image call, which never reads one) could make the
+ * gateway read gigabytes for nothing. A small declared body is still drained (a 401 is often written
+ * before the parser has reached body bytes that arrived with the head), so the connection is kept.
+ */
+export const closeUnreadBodies: RequestHandler = (req, res, next) => {
+  const chunked = req.headers['transfer-encoding'] !== undefined;
+  const length = Number(req.headers['content-length'] ?? 0);
+  if (chunked || length > DRAIN_LIMIT_BYTES) {
+    onHeaders(res, () => {
+      if (!req.complete) res.setHeader('Connection', 'close');
+    });
+  }
+  next();
 };
 
 /** Adds the throttle around an admin-token check. */

@@ -193,6 +193,23 @@ describe(`admin API (${backendLabel()})`, () => {
       expect(esc.body.message).to.contain('makes[0].name: it must not contain control or text-direction characters');
     });
 
+    it('a member email is an address that can receive mail: empty, over 254 characters or 64 before the @ is 400', async () => {
+      const org = await gw.admin.createOrg();
+      const cases: Array<[string, string]> = [
+        ['', 'Invalid email: it must not be empty'],
+        ['   ', 'Invalid email: it must not be empty'],
+        [`${'a'.repeat(65)}@example.com`, 'Invalid email: its part before the @ must be at most 64 characters'],
+        [`a@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}.${'e'.repeat(60)}.example`, 'Invalid email: it must be at most 254 characters'],
+      ];
+      for (const [email, message] of cases) {
+        const a = await gw.admin.call('POST', `/organizations/${org.id}/members`, { email });
+        expect(a.status, email).to.equal(400);
+        expect(a.body.message, email).to.equal(message);
+      }
+      const ok = await gw.admin.call('POST', `/organizations/${org.id}/members`, { email: `${'a'.repeat(64)}@example.com` });
+      expect(ok.status, JSON.stringify(ok.body)).to.equal(201);
+    });
+
     it('a catalog with an unknown asset set is refused whole and writes nothing', async () => {
       const before = await gw.admin.call('GET', '/catalog/export');
       const file = {

@@ -99,6 +99,24 @@ describe('hardening (real gateway on port 0)', function () {
       const old = await rawRequest(gw.port, 'GET /v1 HTTP/1.0\r\n\r\n');
       expect(old.raw).to.match(/^HTTP\/1\.1 200 /);
     });
+    it('two Host lines or a Host that is not a host → 400 JSON (RFC 9112 §3.2); usual forms pass', async () => {
+      const bad: [string, string][] = [
+        ['Host: a\r\nHost: b\r\n', 'The request has more than one Host header'],
+        ['Host: x\r\nhost: x\r\n', 'The request has more than one Host header'],
+        ['Host: a/b@c\r\n', 'The request has an invalid Host header'],
+        ['Host: user@example.com\r\n', 'The request has an invalid Host header'],
+        ['Host: example.com:80x\r\n', 'The request has an invalid Host header'],
+      ];
+      for (const [lines, message] of bad) {
+        const a = await rawRequest(gw.port, `GET /v1 HTTP/1.1\r\n${lines}\r\n`);
+        expect(a.status, lines).to.equal(400);
+        expect(expectErrorBody(a.body, lines).message, lines).to.equal(message);
+      }
+      for (const host of ['localhost', 'localhost:8080', 'api.example.com', '127.0.0.1:9', '[::1]:8080', 'xn--bcher-kva.example', '']) {
+        const a = await rawRequest(gw.port, `GET /v1 HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+        expect(a.status, `Host: ${host}`).to.equal(200);
+      }
+    });
     it('an expectation other than 100-continue is ignored (RFC 9110 allows it), not a bare 417', async () => {
       const a = await rawRequest(gw.port, 'GET /v1 HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n');
       expect(a.status, a.raw.slice(0, 200)).to.equal(200);
@@ -154,6 +172,27 @@ describe('hardening (real gateway on port 0)', function () {
       expect(a.status).to.equal(405);
       expect(a.headers.get('allow')).to.equal('GET, HEAD, OPTIONS');
       expect(expectErrorBody(a.text, '405').error).to.equal('method_not_allowed');
+    });
+    it('the 405 message names the methods of Allow, and no cache may keep it', async () => {
+      for (const [m, p, headers] of [['POST', '/v1/makes', { 'x-api-key': key }], ['PUT', '/images/abc.webp', {}], ['POST', '/healthz', {}]] as const) {
+        const a = await request(`${gw.url}${p}`, { method: m, headers });
+        expect(a.status, `${m} ${p}`).to.equal(405);
+        expect(expectErrorBody(a.text, p).message).to.equal(`Method ${m} is not allowed here; use ${a.headers.get('allow')}`);
+        expect(a.headers.get('cache-control'), `${m} ${p}`).to.equal('no-store');
+      }
+    });
+    it('every /v1 answer and every refusal carries Cache-Control: no-store (they are the key\'s own)', async () => {
+      const answers = [
+        await gw.getWithKey(key, '/v1/makes'),
+        await gw.getWithKey(key, '/v1/me'),
+        await gw.get('/v1/makes'),
+        await gw.getWithKey(key, '/v1/nowhere'),
+        await gw.get('/v1'),
+        await gw.get('/nowhere'),
+        await gw.get('/images/abc.webp'),
+      ];
+      expect(answers.map((a) => a.status)).to.deep.equal([200, 200, 401, 404, 200, 404, 400]);
+      for (const a of answers) expect(a.headers.get('cache-control'), `${a.status} ${a.text.slice(0, 80)}`).to.equal('no-store');
     });
     it('POST /healthz and PUT /images/x → 405 with Allow', async () => {
       for (const [m, p] of [['POST', '/healthz'], ['PUT', '/images/abc.webp'], ['DELETE', '/readyz']]) {

@@ -37,6 +37,41 @@ function send(gw: TestGateway, method: string, path: string, opts: { headers?: R
   });
 }
 
+/**
+ * Sends the head, then streams body bytes for as long as the server keeps the connection (up to `capMs`):
+ * the answer's head, and how many body bytes the server took before it closed.
+ */
+function floodBody(gw: TestGateway, head: string, capMs = 4000): Promise<{ head: string; sent: number; closedByServer: boolean }> {
+  return new Promise((resolve) => {
+    const socket = net.connect(gw.port, '127.0.0.1');
+    const chunk = Buffer.alloc(256 * 1024, 0x61);
+    const chunked = /transfer-encoding:\s*chunked/i.test(head);
+    const frame = chunked ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]) : chunk;
+    let sent = 0;
+    let answer = '';
+    let done = false;
+    const finish = (closedByServer: boolean) => {
+      if (done) return;
+      done = true;
+      clearTimeout(cap);
+      socket.destroy();
+      resolve({ head: answer.split('\r\n\r\n')[0] ?? '', sent, closedByServer });
+    };
+    const cap = setTimeout(() => finish(false), capMs);
+    socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+    socket.on('end', () => finish(true));
+    socket.on('close', () => finish(true));
+    socket.on('error', () => finish(true));
+    const pump = () => {
+      while (!done && socket.write(frame)) sent += chunk.length;
+      if (!done) sent += chunk.length;
+    };
+    socket.on('drain', pump);
+    socket.write(head);
+    pump();
+  });
+}
+
 function expectError(a: Raw, status: number, code: string): { error: string; message: string } {
   expect(a.status, a.text).to.equal(status);
   const body = JSON.parse(a.text) as Record<string, unknown>;
@@ -194,6 +229,17 @@ describe(`security: request bodies (${backendLabel()})`, function () {
       }
     });
 
+    it('a body that is not UTF-8 is 400, not stored with U+FFFD in place of its bytes (JSON and CSV)', async () => {
+      const json = Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+      const a = await send(gw, 'POST', '/admin/v1/organizations', { headers: { ...auth, 'content-type': 'application/json' }, body: json });
+      expect(expectError(a, 400, 'bad_request').message).to.equal('The request body is not valid UTF-8');
+      const csv = Buffer.concat([Buffer.from('make,model,year\nA'), Buffer.from([0xc3, 0x28]), Buffer.from(',b,2024\n')]);
+      const c = await send(gw, 'POST', '/admin/v1/catalog/import', { headers: { ...auth, 'content-type': 'text/csv' }, body: csv });
+      expect(expectError(c, 400, 'bad_request').message).to.equal('The request body is not valid UTF-8');
+      const orgs = await send(gw, 'GET', '/admin/v1/organizations', { headers: auth });
+      expect(orgs.text).to.not.contain('\ufffd');
+    });
+
     it('a NUL character in an admin JSON field is 400, not 500', async () => {
       for (const body of [{ name: 'a\u0000b' }, { email: 'x\u0000@example.com' }]) {
         const p = 'name' in body ? '/admin/v1/organizations' : '/admin/v1/organizations/org_x/members';
@@ -205,6 +251,41 @@ describe(`security: request bodies (${backendLabel()})`, function () {
         body: JSON.stringify({ categories: ['suv\u0000'], allowed_formats: ['png'], rpm_limit: 10, monthly_quota: 10, active: true }),
       });
       expectError(a, 400, 'bad_request');
+    });
+
+    it('a body the answer leaves unread closes the connection: a refused or body-less route does not read gigabytes', async () => {
+      const { key } = await gw.admin.customer();
+      const cases = [
+        { what: 'admin call without a token (Content-Length 100 GB)', head: 'POST /admin/v1/organizations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000000000\r\n\r\n', status: 401 },
+        { what: '/v1 without a key (chunked)', head: 'GET /v1/makes HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n', status: 401 },
+        { what: '/v1 with a key (chunked): answered, then closed', head: `GET /v1/makes HTTP/1.1\r\nHost: x\r\nx-api-key: ${key}\r\nTransfer-Encoding: chunked\r\n\r\n`, status: 200 },
+      ];
+      for (const c of cases) {
+        const r = await floodBody(gw, c.head);
+        expect(r.head, c.what).to.match(new RegExp(`^HTTP/1\\.1 ${c.status} `));
+        expect(r.head, c.what).to.match(/\r\nConnection: close/i);
+        expect(r.closedByServer, `${c.what}: the server kept reading (${r.sent} bytes)`).to.equal(true);
+        expect(r.sent, c.what).to.be.below(64 * 1024 * 1024); // the old code read on: gigabytes in the 4 s
+      }
+    });
+
+    it('a refused call whose small body has already arrived keeps its connection (the next request is answered on it)', async () => {
+      const socket = net.connect(gw.port, '127.0.0.1');
+      const twoRequests =
+        'POST /admin/v1/organizations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n{"name":"ab"}' +
+        'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n';
+      const text = await new Promise<string>((resolve) => {
+        let got = '';
+        socket.on('data', (d: Buffer) => {
+          got += d.toString('latin1');
+          if (got.includes('"status":"ok"')) resolve(got);
+        });
+        socket.on('close', () => resolve(got));
+        socket.write(twoRequests);
+      });
+      socket.destroy();
+      expect(text).to.match(/^HTTP\/1\.1 401 /);
+      expect(text).to.match(/HTTP\/1\.1 200 [\s\S]*"status":"ok"/);
     });
 
     it('an unauthenticated call with a body over every limit is 401, not 413 (the body is never read)', async () => {

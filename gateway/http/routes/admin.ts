@@ -49,7 +49,17 @@ const contractBody = z.object({
     .optional(),
 });
 const keyBody = z.object({ name: displayName(200).optional() });
-const memberBody = z.object({ email: z.string().trim().email().max(320) });
+// RFC 5321 §4.5.3.1: a mailbox is at most 254 characters (a 256-octet path less its brackets), its
+// local part at most 64; a longer one could never receive mail
+const memberBody = z.object({
+  email: z
+    .string()
+    .trim()
+    .min(1)
+    .max(254)
+    .email()
+    .refine((e) => e.slice(0, e.lastIndexOf('@')).length <= 64, 'its part before the @ must be at most 64 characters'),
+});
 const publishBody = z.object({ published: z.boolean() });
 
 /** The admin API of DESIGN.md, exactly as written there, plus listing and catalog calls. */
