@@ -237,10 +237,13 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
           clearTimeout(grace);
         });
       });
-      await limiter.close();
-      await usage.close().catch(() => {}); // a failure is logged with the counts it could not write
-      await bus.close();
-      if (ownsDb) await db.close();
+      // every step runs whatever the one before did: a database that stalls during the monthly flush
+      // must not skip the per-day flush (and the log of what it could not write) or leave pools open.
+      // The two flushes log their own failures with the counts they could not write.
+      await limiter.close().catch(() => {});
+      await usage.close().catch(() => {});
+      await bus.close().catch((err: unknown) => logger.warn({ err }, 'closing the invalidation bus failed'));
+      if (ownsDb) await db.close().catch((err: unknown) => logger.warn({ err }, 'closing the database failed'));
     },
   };
 }

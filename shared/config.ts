@@ -27,7 +27,21 @@ const metricsPort = (def: number) =>
       .union([z.literal('off').transform(() => null), portNumber()], { error: `${PORT_MESSAGE}, or off` })
       .default(def),
   );
-const positiveInt = (def: number) => z.preprocess(emptyAsUndefined, z.coerce.number().int().positive().default(def));
+/** The longest delay a Node timer takes (2^31 − 1 ms): a longer one fires at once. */
+const TIMER_MAX = 2_147_483_647;
+/** A whole number from 1 to `max`, in plain words when it is not (a bare NaN or ">=1" helps nobody). */
+const positiveInt = (def: number, max = TIMER_MAX) =>
+  z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number' })
+      .int({ error: 'must be a whole number' })
+      .min(1, { error: 'must be at least 1' })
+      .max(max, { error: `must be at most ${max}` })
+      .default(def),
+  );
+/** Grace periods: an hour is far past any sensible drain, and keeps their sums with the flushes a valid timer. */
+const GRACE_MAX_MS = 3_600_000;
 
 /** A URL of one of `protocols` with a host (a typo such as `redis//host` is not taken for a host name). */
 const serverUrl = (what: string, protocols: readonly string[]) =>
@@ -144,7 +158,7 @@ const gatewaySchema = z.object({
   LOG_LEVEL: logLevel,
   METRICS_PORT: metricsPort(9464),
   METRICS_HOST: z.preprocess(emptyAsUndefined, z.string().default('0.0.0.0')),
-  SHUTDOWN_GRACE_MS: positiveInt(10_000),
+  SHUTDOWN_GRACE_MS: positiveInt(10_000, GRACE_MAX_MS),
   ADMIN_AUTH_FAILURES_PER_MINUTE: positiveInt(20),
   DASHBOARD_DIST_DIR: optionalString,
   DASHBOARD_LINK_TTL_SECONDS: positiveInt(900),
@@ -307,7 +321,7 @@ const rendererSchema = z.object({
   RENDER_QUEUE_MAX: positiveInt(64),
   LEVEL_CACHE_DIR: optionalString,
   LEVEL_CACHE_MB: positiveInt(4096),
-  RENDERER_GRACE_MS: positiveInt(10_000),
+  RENDERER_GRACE_MS: positiveInt(10_000, GRACE_MAX_MS),
   RENDER_WARMUP: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('true')),
   RENDERER_METRICS_PORT: metricsPort(9465),
   RENDERER_METRICS_HOST: z.preprocess(emptyAsUndefined, z.string().default('0.0.0.0')),

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Database, Queryable } from './database.ts';
+import { asDatabaseUnavailable } from './unavailable.ts';
 
 export interface PostgresTimeouts {
   /** Opening a connection (TCP, TLS, authentication) fails after this long: a stalled server is not waited for. */
@@ -32,48 +33,60 @@ export function openPostgres(url: string, timeouts: PostgresTimeouts = {}): Data
   pool.on('error', () => {});
 
   const query = async <R>(text: string, params?: readonly unknown[]): Promise<R[]> => {
-    const res = await pool.query(text, params as unknown[] | undefined);
-    return res.rows as R[];
+    try {
+      const res = await pool.query(text, params as unknown[] | undefined);
+      return res.rows as R[];
+    } catch (err) {
+      throw asDatabaseUnavailable(err);
+    }
   };
 
   return {
     kind: 'postgres',
     query,
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-      const client = await pool.connect();
-      // The pool listens for errors only on idle clients. A checked-out client whose connection dies
-      // (backend terminated, server restart) emits 'error' on itself: without a listener that is an
-      // uncaught exception that ends the gateway. The pending query rejects with the same error,
-      // which is what the caller handles.
-      let broken: Error | undefined;
-      const onError = (err: Error) => {
-        broken = err;
-      };
-      client.on('error', onError);
-      const tx: Queryable = {
-        query: async <R>(text: string, params?: readonly unknown[]) =>
-          (await client.query(text, params as unknown[] | undefined)).rows as R[],
-      };
       try {
-        await client.query('BEGIN');
-        const out = await fn(tx);
-        await client.query('COMMIT');
-        return out;
+        return await inTransaction(fn);
       } catch (err) {
-        if (!broken) {
-          await client.query('ROLLBACK').catch((rollbackErr: unknown) => {
-            broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
-          });
-        }
-        throw err;
-      } finally {
-        client.off('error', onError);
-        // A client that failed is destroyed rather than handed to the next caller mid-failure.
-        client.release(broken);
+        throw asDatabaseUnavailable(err);
       }
     },
     async close() {
       await pool.end();
     },
   };
+
+  async function inTransaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    // The pool listens for errors only on idle clients. A checked-out client whose connection dies
+    // (backend terminated, server restart) emits 'error' on itself: without a listener that is an
+    // uncaught exception that ends the gateway. The pending query rejects with the same error,
+    // which is what the caller handles.
+    let broken: Error | undefined;
+    const onError = (err: Error) => {
+      broken = err;
+    };
+    client.on('error', onError);
+    const tx: Queryable = {
+      query: async <R>(text: string, params?: readonly unknown[]) =>
+        (await client.query(text, params as unknown[] | undefined)).rows as R[],
+    };
+    try {
+      await client.query('BEGIN');
+      const out = await fn(tx);
+      await client.query('COMMIT');
+      return out;
+    } catch (err) {
+      if (!broken) {
+        await client.query('ROLLBACK').catch((rollbackErr: unknown) => {
+          broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
+        });
+      }
+      throw err;
+    } finally {
+      client.off('error', onError);
+      // A client that failed is destroyed rather than handed to the next caller mid-failure.
+      client.release(broken);
+    }
+  }
 }

@@ -43,7 +43,7 @@ export interface RequestLogOptions {
 /**
  * The access log and the response hook, as pino-http gave them (same lines, same fields, same order:
  * `req`, the bound org and key, `res`, `responseTime`, "request completed" / "request aborted" /
- * "request errored" at error level for an error or a 5xx), for less per request: `req.log`, a child
+ * "request errored" for an error or a 5xx, at warn: the handler logs the error itself), for less per request: `req.log`, a child
  * logger, is made only when something asks for it (an error line, a second binding); otherwise the
  * one line goes out through a logger made once, with the bindings as fields, which pino writes as the
  * same JSON. One shared listener function (no closures) serves the line and `onFinish`.
@@ -73,10 +73,11 @@ export function requestLog(opts: RequestLogOptions): { middleware: RequestHandle
     const fields: Record<string, unknown> = s.child ? {} : { req: s.req, ...s.bound };
     fields.res = this;
     if (err || this.statusCode >= 500) {
-      // the handler's own error line carries the real error and its stack; this one only says which answer
+      // the handler's own line carries the real error and its stack, at error level for a fault of ours:
+      // this one only says which answer, at warn, so that an alert on error lines counts each failure once
       fields.err = err ?? { type: 'Error', message: `failed with status code ${this.statusCode}` };
       fields.responseTime = responseTime;
-      line.error(fields, 'request errored');
+      line.warn(fields, 'request errored');
       return;
     }
     fields.responseTime = responseTime;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ConfigError, loadGatewayConfig } from '../../shared/config.ts';
+import { ConfigError, loadGatewayConfig, loadRendererConfig } from '../../shared/config.ts';
 
 /** Server addresses are checked when the gateway starts: what a deployment writes passes, a typo does not. */
 describe('gateway configuration: server addresses', () => {
@@ -24,5 +24,31 @@ describe('gateway configuration: server addresses', () => {
     for (const url of ['notaurl', 'mysql://h/db', 'postgres://h:port/db']) refused({ DATABASE_URL: url }, 'DATABASE_URL');
     for (const addr of ['garbage', 'host:0', 'host:70000', ',', 'a b:1']) refused({ RENDERER_ADDR: addr }, 'RENDERER_ADDR');
     for (const [name, value] of [['PORT', 'abc'], ['PORT', '70000'], ['METRICS_PORT', 'abc'], ['METRICS_PORT', '8.5']]) refused({ [name!]: value! }, name!);
+  });
+});
+
+describe('gateway and renderer configuration: numbers', () => {
+  const message = (f: () => unknown) => {
+    try {
+      f();
+    } catch (e) {
+      expect(e).to.be.instanceOf(ConfigError);
+      return (e as Error).message;
+    }
+    throw new Error('no ConfigError');
+  };
+  const gw = (env: Record<string, string>) => () => loadGatewayConfig({ DATA_DIR: '/tmp/vis-config-test', ...env });
+
+  it('a duration past what a Node timer keeps is refused: it would fire at once (a grace period of 24 days cut every request)', () => {
+    expect(message(gw({ SHUTDOWN_GRACE_MS: '2147483000' }))).to.contain('SHUTDOWN_GRACE_MS: must be at most 3600000');
+    expect(message(() => loadRendererConfig({ RENDERER_GRACE_MS: '3600001' }))).to.contain('RENDERER_GRACE_MS: must be at most 3600000');
+    expect(message(gw({ RENDER_TIMEOUT_MS: '2147483648' }))).to.contain('RENDER_TIMEOUT_MS: must be at most 2147483647');
+    expect(loadGatewayConfig({ DATA_DIR: '/tmp/vis-config-test', SHUTDOWN_GRACE_MS: '3600000' }).shutdownGraceMs).to.equal(3_600_000);
+  });
+
+  it('says in plain words what a number must be', () => {
+    expect(message(gw({ RENDER_TIMEOUT_MS: 'abc' }))).to.contain('RENDER_TIMEOUT_MS: must be a whole number');
+    expect(message(gw({ RENDER_TIMEOUT_MS: '1.5' }))).to.contain('RENDER_TIMEOUT_MS: must be a whole number');
+    expect(message(gw({ DOWNLOAD_CONCURRENT_RENDERS: '0' }))).to.contain('DOWNLOAD_CONCURRENT_RENDERS: must be at least 1');
   });
 });

@@ -1,3 +1,4 @@
+import { ServiceError } from '../../shared/errors.ts';
 import { expect } from 'chai';
 import pg from 'pg';
 import { openPostgres } from '../../gateway/db/postgres.ts';
@@ -51,6 +52,10 @@ describe('postgres transaction whose connection is terminated', function () {
         failure = err;
       });
       expect(failure, 'the transaction rejects').to.be.instanceOf(Error);
+      // a lost connection is the documented 503, with the driver's error kept for the log
+      expect((failure as unknown as ServiceError).code, String(failure)).to.equal('unavailable');
+      expect((failure as unknown as ServiceError).headers).to.deep.equal({ 'Retry-After': '5' });
+      expect((failure as unknown as Error).cause).to.be.instanceOf(Error);
       // give any late 'error' event its turn
       await new Promise((r) => setTimeout(r, 200));
       expect(uncaught.map(String)).to.deep.equal([]);
@@ -85,13 +90,21 @@ describe('postgres statements over DATABASE_QUERY_TIMEOUT_MS', function () {
     let err: Error | null = null;
     // a write that takes longer than the timeout: the server cancels it, so it never lands
     await db.query('INSERT INTO t SELECT 1 FROM pg_sleep(1)').catch((e: Error) => (err = e));
-    expect(err!.message).to.match(/statement timeout/);
+    // a server too slow to answer is the documented 503 (Retry-After), its cause kept for the log
+    expect((err as unknown as ServiceError).code).to.equal('unavailable');
+    expect((err!.cause as Error).message).to.match(/statement timeout/);
     await new Promise((r) => setTimeout(r, 1_200));
     expect(await db.query('SELECT count(*)::int AS n FROM t')).to.deep.equal([{ n: 0 }]);
     // in a transaction too
     err = null;
     await db.transaction(async (tx) => tx.query('INSERT INTO t SELECT 1 FROM pg_sleep(1)')).catch((e: Error) => (err = e));
-    expect(err!.message).to.match(/statement timeout/);
+    expect((err as unknown as ServiceError).code).to.equal('unavailable');
+    expect((err!.cause as Error).message).to.match(/statement timeout/);
+    // a statement that is wrong is not an outage: it stays the error it was (a 500 at the gateway)
+    err = null;
+    await db.query('SELECT * FROM no_such_table').catch((e: Error) => (err = e));
+    expect(err).to.not.be.instanceOf(ServiceError);
+    expect(err!.message).to.match(/no_such_table/);
     expect(await db.query('SELECT count(*)::int AS n FROM t')).to.deep.equal([{ n: 0 }]);
   });
 });

@@ -81,6 +81,7 @@ describe('processes: SIGTERM drains and exits 0', function () {
     if (r.status !== 0) throw new Error(`build failed:\n${r.stdout}\n${r.stderr}`);
     expect(fs.existsSync(path.join(dist, 'gateway', 'main.js'))).to.equal(true);
     expect(fs.existsSync(path.join(dist, 'renderer', 'backends', 'cpu', 'worker.js'))).to.equal(true);
+    expect(fs.existsSync(path.join(dist, 'dashboard', 'dist', 'index.html')), 'the dashboard is part of the build').to.equal(true);
   });
   after(() => {
     // whatever a failed case left behind (only the processes these tests started)
@@ -104,6 +105,11 @@ describe('processes: SIGTERM drains and exits 0', function () {
     expect(key, 'demo key printed').to.be.a('string');
     const adminToken = JSON.parse(fs.readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')).adminToken as string;
     const base = `http://127.0.0.1:${port}`;
+
+    // the compiled gateway serves the customers' dashboard (the build once left it out: a 503)
+    const page = await fetch(`${base}/dashboard/`);
+    expect(page.status).to.equal(200);
+    expect(await page.text()).to.match(/<div id="app"|<script type="module"/);
 
     // counted calls, written through only by the final flush
     for (let i = 0; i < 7; i++) expect((await fetch(`${base}/v1/colors`, { headers: { 'x-api-key': key! } })).status).to.equal(200);

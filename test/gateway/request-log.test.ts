@@ -86,12 +86,12 @@ describe('request log hook', function () {
     for (const l of lines) expect(l).to.include({ org: 'org_2', key: 'key_2' });
   });
 
-  it('logs an error or a 5xx as "request errored" at error level, with the error', async () => {
+  it('logs an error or a 5xx as "request errored" at warn level (the handler logs the error itself), with the error', async () => {
     expect((await get('/boom', 'c-1')).status).to.equal(500);
     const lines = await linesOf('c-1', 2);
     const access = lines.find((l) => l.msg === 'request errored')!;
     expect(access, JSON.stringify(lines)).to.not.equal(undefined);
-    expect(access.level).to.equal(50);
+    expect(access.level).to.equal(40);
     expect(access.res).to.deep.equal({ statusCode: 500 });
     expect((access.err as { message?: string }).message).to.equal('failed with status code 500');
     expect((access.err as { stack?: string }).stack ?? '', 'the real error and its stack are on the handler\'s own line').to.equal('');
@@ -103,7 +103,7 @@ describe('request log hook', function () {
     expect((await get('/healthz-fails', 'd-2')).status).to.equal(503);
     await linesOf('d-2', 1);
     expect(log.entries().filter((e) => (e.req as { id?: string } | undefined)?.id === 'd-1')).to.deep.equal([]);
-    expect((await linesOf('d-2', 1))[0]).to.include({ msg: 'request errored', level: 50 });
+    expect((await linesOf('d-2', 1))[0]).to.include({ msg: 'request errored', level: 40 });
     expect(finished.slice(before).map((f) => f.url)).to.include('/healthz');
   });
 
