@@ -32,7 +32,9 @@ export function dashboardStatic(distDir: string): Router {
   // a client-side route (no file extension) gets the app; a missing file is a 404
   r.get(/^\/(?:[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_-]+)*)?\/?$/, (_req, res) => {
     res.setHeader('Cache-Control', 'no-cache');
-    res.sendFile(index, { acceptRanges: false });
+    // relative to its folder: `send` refuses a path with any dot segment, so an absolute one failed (404)
+    // wherever the app itself sits under a dot folder (~/.local/…, a checkout's .tmp/)
+    res.sendFile('index.html', { root: distDir, acceptRanges: false });
   });
   return r;
 }

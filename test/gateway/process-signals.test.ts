@@ -110,6 +110,9 @@ describe('processes: SIGTERM drains and exits 0', function () {
     const page = await fetch(`${base}/dashboard/`);
     expect(page.status).to.equal(200);
     expect(await page.text()).to.match(/<div id="app"|<script type="module"/);
+    // and its files from a folder under a dot folder (.tmp/ here, ~/.local/… elsewhere): send() refused
+    // absolute paths with a dot segment, 404 for index.html and the OpenAPI document, 403 for Swagger UI's
+    for (const p of ['/dashboard/keys', '/docs/openapi.json', '/docs/ui/swagger-ui.css']) expect((await fetch(`${base}${p}`)).status, p).to.equal(200);
 
     // counted calls, written through only by the final flush
     for (let i = 0; i < 7; i++) expect((await fetch(`${base}/v1/colors`, { headers: { 'x-api-key': key! } })).status).to.equal(200);

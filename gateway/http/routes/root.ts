@@ -13,10 +13,12 @@ export function rootRoutes(deps: { version: string }): Router {
   r.get('/v1', (_req, res) => {
     res.json({ name: 'vehicle-image-service', version: deps.version, docs: OPENAPI_PATH });
   });
-  const openapiFile = path.join(ROOT, 'docs', 'openapi.json');
+  // files are sent relative to their folder: `send` refuses a path with any dot segment, so an absolute
+  // one failed wherever the app sits under a dot folder (~/.local/…, a checkout's .tmp/)
+  const docsDir = path.join(ROOT, 'docs');
   r.get(OPENAPI_PATH, (_req, res) => {
     // a Range is answered with the whole file (RFC 9110 allows it), never a 416 outside the error catalogue
-    res.type('application/json').sendFile(openapiFile, { acceptRanges: false });
+    res.type('application/json').sendFile('openapi.json', { root: docsDir, acceptRanges: false });
   });
   const swaggerDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   // only the two files the docs page loads (not the package's demo index.html, oauth2-redirect, source maps)
@@ -24,7 +26,7 @@ export function rootRoutes(deps: { version: string }): Router {
   r.use('/docs/ui', (req, res, next) => {
     const type = (req.method === 'GET' || req.method === 'HEAD') && Object.hasOwn(uiFiles, req.path) ? uiFiles[req.path] : undefined;
     if (!type) return next(); // the 404 handler answers
-    res.type(type).sendFile(path.join(swaggerDir, req.path.slice(1)), { maxAge: '1d', dotfiles: 'deny', acceptRanges: false }, (err) => {
+    res.type(type).sendFile(req.path.slice(1), { root: swaggerDir, maxAge: '1d', dotfiles: 'deny', acceptRanges: false }, (err) => {
       if (err) next(err);
     });
   });
