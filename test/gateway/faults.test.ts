@@ -5,6 +5,7 @@ import pg from 'pg';
 import { REAL_DATABASE_URL, createScratchDatabase } from './support/backend.ts';
 import { startTestGateway } from './support/gateway-fixture.ts';
 import { freePort, waitForPort } from '../support/ports.ts';
+import { captureLog } from '../support/log-capture.ts';
 
 /**
  * Fault tests under HTTP load on loopback, bounded to a few seconds each: a Redis of our own killed
@@ -197,6 +198,33 @@ describe('faults under load (loopback, bounded)', function () {
     } finally {
       relay.thaw();
       await gw.close();
+      await relay.close();
+      await scratch.drop();
+    }
+  });
+  it('shutdown with PostgreSQL stalled: both final flushes are tried and log what they could not write, and close() resolves', async function () {
+    if (!REAL_DATABASE_URL) this.skip();
+    this.timeout(60_000);
+    const scratch = (await createScratchDatabase())!;
+    const relay = await stallableRelay(new URL(scratch.url));
+    const captured = captureLog();
+    const gw = await startTestGateway({
+      env: { DATABASE_URL: relay.url, USAGE_FLUSH_MS: '600000', DATABASE_QUERY_TIMEOUT_MS: '3000', DATABASE_CONNECT_TIMEOUT_MS: '1000' },
+      logger: captured.logger('test-gateway'),
+    });
+    try {
+      const c = await gw.admin.customer({ rpm_limit: 1_000_000, monthly_quota: 2_000_000_000 });
+      expect((await gw.getWithKey(c.key, '/v1/colors')).status).to.equal(200);
+      relay.freeze();
+      // admitted on the cached key and counted in memory: counts only the final flushes could write
+      for (let i = 0; i < 5; i++) expect((await gw.getWithKey(c.key, '/v1/colors')).status).to.equal(200);
+      // the monthly flush failing first used to end close() there: no per-day flush, no pools closed
+      await gw.close();
+      const text = captured.text();
+      expect(text).to.match(/limits: final usage flush on close failed/);
+      expect(text).to.match(/usage: final flush on close failed; these per-day counts are not stored/);
+    } finally {
+      relay.thaw();
       await relay.close();
       await scratch.drop();
     }
