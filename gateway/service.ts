@@ -135,6 +135,8 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     queued: config.downloadQueuedRenders,
     waitMs: config.downloadQueueWaitMs,
     onRefused: guardMetrics.refused,
+    // a queue full of downloads waiting for a restarting renderer is an outage, not the tenant's doing
+    rendererUnreachable: () => opts.renderer?.unreachable?.() ?? false,
   });
   guardMetrics.watch(downloadGuard);
   const app = buildApp({

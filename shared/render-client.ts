@@ -101,6 +101,8 @@ export interface RendererClient {
   render(req: RenderRequest, opts: RenderCallOptions): Promise<RenderStream>;
   describeSet(id: string, opts?: { deadlineMs?: number }): Promise<SetDescription>;
   health(opts?: { deadlineMs?: number }): Promise<boolean>;
+  /** Every address has failed since it last answered (a restart, an outage): renders wait or fail now. */
+  unreachable(): boolean;
   close(): void;
 }
 
@@ -459,6 +461,10 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
         }
       }
       return false;
+    },
+
+    unreachable() {
+      return clients.every((c) => c.downSince !== null);
     },
 
     close() {

@@ -11,7 +11,9 @@ import { elapsedInMinute, minuteCounts, minuteIndex, rpmAdmits, rpmWaitMs, type 
  * pictures at once gets them all, a few at a time. A download whose picture this gateway already
  * served recently is presumed a renderer cache hit and is not held back by the minute limit; whichever
  * it turns out to be is what is counted. Over the guard (the minute spent, the wait full or too long):
- * 429 rate_limited with Retry-After.
+ * 429 rate_limited with Retry-After; but a wait that is full or too long because no renderer can be
+ * reached (its slots are held by downloads waiting for a restart) is the outage it is: 503 unavailable,
+ * not counted against the organisation.
  */
 export interface DownloadGuard {
   /**
@@ -39,6 +41,9 @@ export interface DownloadTicket {
 
 export const DOWNLOAD_LIMIT_MESSAGE = 'Too many image renders for this organization, retry later';
 
+/** A renderer restart takes a few seconds (docs/deploy.md): the wait asked of a download refused meanwhile. */
+const OUTAGE_RETRY_AFTER_SECONDS = 5;
+
 const refused = (retryAfterSeconds: number) =>
   new ServiceError('rate_limited', DOWNLOAD_LIMIT_MESSAGE, { headers: { 'Retry-After': String(retryAfterSeconds) } });
 
@@ -53,8 +58,13 @@ export function createDownloadGuard(opts: {
   waitMs?: number;
   /** Each refusal, by reason (metrics). */
   onRefused?: (reason: DownloadRefusal) => void;
+  /** No renderer can be reached now (the renderer client's view): a full or timed-out wait is then a 503. */
+  rendererUnreachable?: () => boolean;
 }): DownloadGuard {
   const refuse = (reason: DownloadRefusal, retryAfterSeconds: number) => {
+    if ((reason === 'queue_full' || reason === 'wait_timeout') && opts.rendererUnreachable?.()) {
+      return new ServiceError('unavailable', undefined, { headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) } });
+    }
     opts.onRefused?.(reason);
     return refused(retryAfterSeconds);
   };

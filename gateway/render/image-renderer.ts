@@ -24,4 +24,6 @@ export interface ImageRenderer {
    * renderer in the call's metadata, for its queue's fairness between organisations.
    */
   render(req: ImageRenderRequest, opts: { deadlineMs: number; signal?: AbortSignal; org?: string; requestId?: string }): Promise<ImageRenderStream>;
+  /** No renderer can be reached now (every address failed since it last answered); absent: never said. */
+  unreachable?(): boolean;
 }

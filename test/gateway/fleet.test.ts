@@ -95,4 +95,29 @@ describe('fleet: renderer failover within the deadline (real processes, loopback
     expect(r.status, r.text).to.equal(200);
     expect(r.bytes).to.equal(r.length);
   });
+  it('downloads refused while no renderer can be reached are 503 with Retry-After, not the tenant\'s 429', async () => {
+    const port = await freePort();
+    const only = await startRendererProcess(port);
+    children.push(only);
+    client = createGrpcImageRenderer({ addresses: `127.0.0.1:${port}`, logger: createLogger('fleet-client', 'silent'), outageWaitMs: 3000 });
+    gw = await startTestGateway({ renderer: client, env: { DOWNLOAD_CONCURRENT_RENDERS: '1', DOWNLOAD_QUEUED_RENDERS: '1', DOWNLOAD_RENDERS_PER_MINUTE: '100000', RENDER_TIMEOUT_MS: '20000' } });
+    const key = (await gw.admin.customer()).key;
+    const urlOf = async (i: number) => {
+      const a = await gw!.getWithKey(key, `${SINGLE}/front_left?format=png&width=400&color=${(0x200000 + i * 7919).toString(16).slice(-6)}`);
+      return (a.body.image_url as string).replace('http://localhost:', 'http://127.0.0.1:');
+    };
+    const urls = await Promise.all([0, 1, 2].map(urlOf));
+    only.kill('SIGKILL');
+    await new Promise((r) => setTimeout(r, 200));
+    const first = download(urls[0]!); // takes the one slot and waits for the renderer (its call fails: every address down)
+    await new Promise((r) => setTimeout(r, 500));
+    const second = download(urls[1]!); // waits in the one queue place
+    await new Promise((r) => setTimeout(r, 100));
+    const res = await fetch(urls[2]!); // no room: the queue is full of downloads waiting out the outage
+    expect(res.status).to.equal(503);
+    expect(await res.json()).to.deep.equal({ error: 'unavailable', message: 'The service is temporarily unavailable, retry later' });
+    expect(res.headers.get('retry-after')).to.equal('5');
+    // the two that waited are answered too once the outage wait is over (503: nothing came back)
+    expect([(await first).status, (await second).status]).to.deep.equal([503, 503]);
+  });
 });
