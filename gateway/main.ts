@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ConfigError, loadGatewayConfig } from '../shared/config.ts';
 import { createLogger } from '../shared/logger.ts';
 import { startMetricsServer, type MetricsServer } from '../shared/metrics-server.ts';
@@ -74,14 +75,22 @@ async function main(): Promise<void> {
 }
 
 /**
- * `npm run admin --` as it must be typed to reach this gateway: the CLI defaults to
- * http://localhost:8080 and ./.data, so a gateway started elsewhere (PORT, DATA_DIR) is named.
+ * The admin CLI as it must be typed to reach this gateway: the CLI defaults to http://localhost:8080
+ * and ./.data, so a gateway started elsewhere (PORT, DATA_DIR) is named. From a checkout that is
+ * `npm run admin --`; the compiled gateway (the image, which has no npm) names its own compiled CLI.
  */
 function adminCommand(url: string, dataDir: string): string {
   const env: string[] = [];
   if (url !== 'http://localhost:8080') env.push(`ADMIN_URL=${url}`);
-  if (path.resolve(dataDir) !== path.resolve('.data')) env.push(`DATA_DIR=${/^[\w@%+=:,./-]+$/.test(dataDir) ? dataDir : `'${dataDir.replace(/'/g, `'\\''`)}'`}`);
-  return [...env, 'npm run admin --'].join(' ');
+  if (path.resolve(dataDir) !== path.resolve('.data')) env.push(`DATA_DIR=${quote(dataDir)}`);
+  const self = fileURLToPath(import.meta.url);
+  const cli = self.endsWith('.js') ? `node ${quote(path.relative(process.cwd(), path.join(path.dirname(self), 'cli', 'admin.js')) || 'admin.js')}` : 'npm run admin --';
+  return [...env, cli].join(' ');
+}
+
+/** A word as a POSIX shell reads it back. */
+function quote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 function printWelcome(

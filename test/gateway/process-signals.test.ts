@@ -103,6 +103,9 @@ describe('processes: SIGTERM drains and exits 0', function () {
     const [, port] = await waitForOutput(child, /up at http:\/\/localhost:(\d+)/, 90_000);
     const key = /Demo API key \(shown only now\): (\S+)/.exec(output)?.[1];
     expect(key, 'demo key printed').to.be.a('string');
+    // the compiled gateway (the image has no npm) names its compiled admin CLI, as it can be typed from its folder
+    expect(output).to.contain('node gateway/cli/admin.js members sign-in-link');
+    expect(output).to.not.contain('npm run admin');
     const adminToken = JSON.parse(fs.readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')).adminToken as string;
     const base = `http://127.0.0.1:${port}`;
 
