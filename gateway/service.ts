@@ -242,8 +242,9 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
       // every step runs whatever the one before did: a database that stalls during the monthly flush
       // must not skip the per-day flush (and the log of what it could not write) or leave pools open.
       // The two flushes log their own failures with the counts they could not write.
-      await limiter.close().catch(() => {});
-      await usage.close().catch(() => {});
+      // (a failure of the flushes themselves is logged by them, with the counts; this catches the rest)
+      await limiter.close().catch((err: unknown) => logger.warn({ err }, 'closing the limiter failed'));
+      await usage.close().catch((err: unknown) => logger.warn({ err }, 'closing the usage recorder failed'));
       await bus.close().catch((err: unknown) => logger.warn({ err }, 'closing the invalidation bus failed'));
       if (ownsDb) await db.close().catch((err: unknown) => logger.warn({ err }, 'closing the database failed'));
     },

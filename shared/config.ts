@@ -130,7 +130,8 @@ const gatewaySchema = z.object({
   DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default('./.data')),
   DATABASE_URL: serverUrl('PostgreSQL', ['postgres:', 'postgresql:']),
   DATABASE_CONNECT_TIMEOUT_MS: positiveInt(5_000),
-  DATABASE_QUERY_TIMEOUT_MS: positiveInt(10_000),
+  // the client's own timer is this plus 2 s (gateway/db/postgres.ts): both must be valid timers
+  DATABASE_QUERY_TIMEOUT_MS: positiveInt(10_000, TIMER_MAX - 2_000),
   REDIS_URL: serverUrl('Redis', ['redis:', 'rediss:']),
   RENDERER_ADDR: grpcTargets,
   RENDERER_OUTAGE_WAIT_MS: positiveInt(6_000),

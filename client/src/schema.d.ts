@@ -2270,12 +2270,17 @@ export interface operations {
             };
             429: components["responses"]["DownloadTooManyRequests"];
             500: components["responses"]["Internal"];
-            /** @description No renderer configured or reachable (`unavailable`), or the renderer is busy (`resource_exhausted`). Retry later. */
+            /** @description No renderer configured or reachable (`unavailable`; also a download refused for a full wait while no renderer can be reached, and any call while the database cannot be reached, both with `Retry-After`), or the renderer is busy (`resource_exhausted`). Retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin-Any"];
                     "Cross-Origin-Resource-Policy": components["headers"]["Cross-Origin-Resource-Policy"];
+                    /**
+                     * @description Seconds to wait: 5 while no renderer or no database can be reached (absent when no renderer is configured at all).
+                     * @example 5
+                     */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2371,12 +2376,17 @@ export interface operations {
             };
             429: components["responses"]["DownloadTooManyRequests"];
             500: components["responses"]["Internal"];
-            /** @description No renderer configured or reachable (`unavailable`), or the renderer is busy (`resource_exhausted`). Retry later. */
+            /** @description No renderer configured or reachable (`unavailable`; also a download refused for a full wait while no renderer can be reached, and any call while the database cannot be reached, both with `Retry-After`), or the renderer is busy (`resource_exhausted`). Retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin-Any"];
                     "Cross-Origin-Resource-Policy": components["headers"]["Cross-Origin-Resource-Policy"];
+                    /**
+                     * @description Seconds to wait: 5 while no renderer or no database can be reached (absent when no renderer is configured at all).
+                     * @example 5
+                     */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Database, Queryable } from './database.ts';
-import { asDatabaseUnavailable } from './unavailable.ts';
+import { asDatabaseUnavailable, onlyReads } from './unavailable.ts';
 
 export interface PostgresTimeouts {
   /** Opening a connection (TCP, TLS, authentication) fails after this long: a stalled server is not waited for. */
@@ -37,7 +37,7 @@ export function openPostgres(url: string, timeouts: PostgresTimeouts = {}): Data
       const res = await pool.query(text, params as unknown[] | undefined);
       return res.rows as R[];
     } catch (err) {
-      throw asDatabaseUnavailable(err);
+      throw asDatabaseUnavailable(err, { mayHaveApplied: !onlyReads(text) });
     }
   };
 
@@ -45,10 +45,12 @@ export function openPostgres(url: string, timeouts: PostgresTimeouts = {}): Data
     kind: 'postgres',
     query,
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      // a connection lost before COMMIT was sent rolls the transaction back; after, nobody knows
+      const state = { committing: false };
       try {
-        return await inTransaction(fn);
+        return await inTransaction(fn, state);
       } catch (err) {
-        throw asDatabaseUnavailable(err);
+        throw asDatabaseUnavailable(err, { mayHaveApplied: state.committing });
       }
     },
     async close() {
@@ -56,7 +58,7 @@ export function openPostgres(url: string, timeouts: PostgresTimeouts = {}): Data
     },
   };
 
-  async function inTransaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  async function inTransaction<T>(fn: (tx: Queryable) => Promise<T>, state: { committing: boolean }): Promise<T> {
     const client = await pool.connect();
     // The pool listens for errors only on idle clients. A checked-out client whose connection dies
     // (backend terminated, server restart) emits 'error' on itself: without a listener that is an
@@ -74,6 +76,7 @@ export function openPostgres(url: string, timeouts: PostgresTimeouts = {}): Data
     try {
       await client.query('BEGIN');
       const out = await fn(tx);
+      state.committing = true;
       await client.query('COMMIT');
       return out;
     } catch (err) {

@@ -98,6 +98,7 @@ function rawError(status: number, code: ErrorCode, message: string): string {
     `HTTP/1.1 ${status} ${REASONS[status] ?? 'Bad Request'}\r\n` +
     'Content-Type: application/json; charset=utf-8\r\n' +
     `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    'Cache-Control: no-store\r\n' +
     'Connection: close\r\n\r\n' +
     body
   );
@@ -202,7 +203,7 @@ export function continueIfExpected(req: http.IncomingMessage, res: http.ServerRe
 }
 
 /** `uri-host [ ":" port ]` (RFC 9112 §3.2, RFC 3986 §3.2.2): an IP literal, or a reg-name (which may be empty). */
-const HOST_RE = /^(?:\[[0-9A-Za-z:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::[0-9]*)?$/;
+const HOST_RE = /^(?:\[[0-9A-Za-z:.]+(?:%25[A-Za-z0-9._~-]+)?\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::[0-9]*)?$/; // an IPv6 zone id as RFC 6874 writes it
 
 /**
  * RFC 9112 §3.2: a server answers 400 to an HTTP/1.1 request without Host, with more than one Host

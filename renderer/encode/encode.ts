@@ -26,8 +26,10 @@ export const ENCODER_TAG = 'enc8'; // enc8: the resize kernel (a tent on a reduc
  * (docs/renderer.md, "The resize"). An enlargement (a set baked smaller than the request) uses
  * Mitchell–Netravali, made for enlarging: its small negative lobes overshoot a few codes at most.
  */
-export function resizeKernel(from: number, to: number): 'linear' | 'mitchell' {
-  return to < from ? 'linear' : 'mitchell';
+export function resizeKernel(fromWidth: number, toWidth: number): 'linear' | 'mitchell' {
+  // by the widths: a level of the output's width may still differ from it by a row (the two round
+  // their heights apart), which is no enlargement to speak of
+  return toWidth > fromWidth ? 'mitchell' : 'linear';
 }
 
 export interface Encoded {

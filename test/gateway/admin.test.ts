@@ -199,6 +199,7 @@ describe(`admin API (${backendLabel()})`, () => {
         ['', 'Invalid email: it must not be empty'],
         ['   ', 'Invalid email: it must not be empty'],
         [`${'a'.repeat(65)}@example.com`, 'Invalid email: its part before the @ must be at most 64 characters'],
+        ['a'.repeat(70), 'Invalid email: it is not an email address'],
         [`a@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}.${'e'.repeat(60)}.example`, 'Invalid email: it must be at most 254 characters'],
       ];
       for (const [email, message] of cases) {

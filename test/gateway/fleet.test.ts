@@ -110,9 +110,10 @@ describe('fleet: renderer failover within the deadline (real processes, loopback
     only.kill('SIGKILL');
     await new Promise((r) => setTimeout(r, 200));
     const first = download(urls[0]!); // takes the one slot and waits for the renderer (its call fails: every address down)
-    await new Promise((r) => setTimeout(r, 500));
+    for (const t0 = Date.now(); !client.unreachable?.() && Date.now() - t0 < 5000; ) await new Promise((r) => setTimeout(r, 20));
+    expect(client.unreachable?.(), 'the client has seen every address fail').to.equal(true);
     const second = download(urls[1]!); // waits in the one queue place
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 300));
     const res = await fetch(urls[2]!); // no room: the queue is full of downloads waiting out the outage
     expect(res.status).to.equal(503);
     expect(await res.json()).to.deep.equal({ error: 'unavailable', message: 'The service is temporarily unavailable, retry later' });

@@ -74,6 +74,7 @@ describe('hardening (real gateway on port 0)', function () {
         expect(a.status, a.raw.slice(0, 200)).to.equal(status);
         expect(a.headers['content-type']).to.match(/^application\/json/);
         expect(Number(a.headers['content-length'])).to.equal(Buffer.byteLength(a.body));
+        expect(a.headers['cache-control'], 'an error answer no cache may keep').to.equal('no-store');
         const b = expectErrorBody(a.body, name);
         if (status === 431) expect(b.error).to.equal('headers_too_large');
       });
@@ -112,7 +113,7 @@ describe('hardening (real gateway on port 0)', function () {
         expect(a.status, lines).to.equal(400);
         expect(expectErrorBody(a.body, lines).message, lines).to.equal(message);
       }
-      for (const host of ['localhost', 'localhost:8080', 'api.example.com', '127.0.0.1:9', '[::1]:8080', 'xn--bcher-kva.example', '']) {
+      for (const host of ['localhost', 'localhost:8080', 'api.example.com', 'api.example.com.', '127.0.0.1:9', '[::1]:8080', '[fe80::1%25eth0]:8080', 'xn--bcher-kva.example', '']) {
         const a = await rawRequest(gw.port, `GET /v1 HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
         expect(a.status, `Host: ${host}`).to.equal(200);
       }

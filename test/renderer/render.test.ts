@@ -8,6 +8,7 @@ import { VIEW_IDS } from '../../shared/views.ts';
 import { hueDistance, linearToOklab, oklabLch, srgb8ToOklab } from '../../renderer/color/oklab.ts';
 import { hexToLinear, srgbToLinear } from '../../renderer/color/srgb.ts';
 import type { RenderRequest } from '../../shared/render-request.ts';
+import { resizeKernel } from '../../renderer/encode/encode.ts';
 import { TEST_SET, TEST_WIDTH, decode, renderBytes, req, startTestServer, type TestServer } from './helpers.ts';
 
 async function expectCode(p: Promise<unknown>, code: string): Promise<ServiceError> {
@@ -312,6 +313,8 @@ describe('renderer gRPC service (cpu backend)', function () {
         }
       }
       expect(over, `${background}: values outside their neighbourhood (Lanczos-3 rang here)`).to.equal(0);
+      // a level of the output's width, a row taller (levels and outputs round their heights apart), is no enlargement
+      expect([resizeKernel(320, 280), resizeKernel(200, 200), resizeKernel(480, 1000)]).to.deep.equal(['linear', 'linear', 'mitchell']);
       expect(specks, `${background}: alpha where the level had none`).to.equal(0);
     }
   });
