@@ -1,3 +1,5 @@
+import { ServiceError } from './errors.ts';
+
 /**
  * One line for an error that stopped a process from starting, for the operator reading the console
  * (a database that refuses, a port in use, a directory that is not one): the message and the system
@@ -6,6 +8,8 @@
  */
 export function describeStartError(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
+  // a public answer wrapping the real failure (the database's 503): the operator wants the failure
+  if (err instanceof ServiceError && err.cause instanceof Error) return describeStartError(err.cause);
   const e = err as Error & { code?: string; address?: string; port?: number; errors?: unknown[] };
   if (e.code === 'EADDRINUSE') return `address ${e.address ?? ''}${e.port !== undefined ? `:${e.port}` : ''} is already in use (EADDRINUSE)`;
   const inner = Array.isArray(e.errors) ? [...new Set(e.errors.map((x) => (x instanceof Error ? x.message : String(x))))] : [];
