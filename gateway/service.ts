@@ -241,8 +241,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
       });
       // every step runs whatever the one before did: a database that stalls during the monthly flush
       // must not skip the per-day flush (and the log of what it could not write) or leave pools open.
-      // The two flushes log their own failures with the counts they could not write.
-      // (a failure of the flushes themselves is logged by them, with the counts; this catches the rest)
+      // A flush's own failure is logged by it, with the counts it could not write; these log the rest.
       await limiter.close().catch((err: unknown) => logger.warn({ err }, 'closing the limiter failed'));
       await usage.close().catch((err: unknown) => logger.warn({ err }, 'closing the usage recorder failed'));
       await bus.close().catch((err: unknown) => logger.warn({ err }, 'closing the invalidation bus failed'));

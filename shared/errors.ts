@@ -170,3 +170,11 @@ export function toServiceError(e: unknown): ServiceError {
 export function defaultMessage(code: ErrorCode): string {
   return DEFAULT_MESSAGE[code];
 }
+
+/**
+ * A dependency that cannot be reached now (the database, every renderer): 503 `unavailable` with the
+ * few seconds a restart or a failover takes as Retry-After; `cause` is kept for the log.
+ */
+export function outage(cause?: unknown): ServiceError {
+  return new ServiceError('unavailable', undefined, { cause, headers: { 'Retry-After': '5' } });
+}

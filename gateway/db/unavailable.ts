@@ -1,7 +1,4 @@
-import { ServiceError } from '../../shared/errors.ts';
-
-/** How long a client is asked to wait after the database could not be reached (a restart, a failover). */
-export const DATABASE_RETRY_AFTER_SECONDS = 5;
+import { ServiceError, outage } from '../../shared/errors.ts';
 
 /**
  * Failures after which the statement certainly did not take effect: nothing reached the server (it
@@ -30,7 +27,7 @@ export function asDatabaseUnavailable(err: unknown, { mayHaveApplied }: { mayHav
   const is = (codes: Set<string>, messages: RegExp) => (typeof code === 'string' && codes.has(code)) || messages.test(err.message);
   const down = is(NOT_APPLIED_CODES, NOT_APPLIED_MESSAGES) || (!mayHaveApplied && is(LOST_CODES, LOST_MESSAGES));
   if (!down) return err;
-  return new ServiceError('unavailable', undefined, { cause: err, headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) } });
+  return outage(err);
 }
 
 /** A statement that only reads (no data-modifying CTE): losing its connection loses nothing. */

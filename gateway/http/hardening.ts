@@ -210,10 +210,8 @@ const HOST_RE = /^(?:\[[0-9A-Za-z:.]+(?:%25[A-Za-z0-9._~-]+)?\]|[A-Za-z0-9\-._~!
  * line, or with a Host that is not a host (Node keeps the first of several and does not look at it).
  */
 export const requireHost: RequestHandler = (req, _res, next) => {
-  let lines = 0;
-  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') lines++;
   const host = req.headers.host;
-  if (lines > 1) next(new ServiceError('bad_request', 'The request has more than one Host header'));
+  if ((req.headersDistinct.host?.length ?? 0) > 1) next(new ServiceError('bad_request', 'The request has more than one Host header'));
   else if (host !== undefined && !HOST_RE.test(host)) next(new ServiceError('bad_request', 'The request has an invalid Host header'));
   else if (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && host === undefined) next(new ServiceError('bad_request', 'The request has no Host header'));
   else next();

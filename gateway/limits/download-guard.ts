@@ -1,4 +1,4 @@
-import { ServiceError } from '../../shared/errors.ts';
+import { ServiceError, outage } from '../../shared/errors.ts';
 import { elapsedInMinute, minuteCounts, minuteIndex, rpmAdmits, rpmWaitMs, type MinuteCounts } from './window.ts';
 
 /**
@@ -41,9 +41,6 @@ export interface DownloadTicket {
 
 export const DOWNLOAD_LIMIT_MESSAGE = 'Too many image renders for this organization, retry later';
 
-/** A renderer restart takes a few seconds (docs/deploy.md): the wait asked of a download refused meanwhile. */
-const OUTAGE_RETRY_AFTER_SECONDS = 5;
-
 const refused = (retryAfterSeconds: number) =>
   new ServiceError('rate_limited', DOWNLOAD_LIMIT_MESSAGE, { headers: { 'Retry-After': String(retryAfterSeconds) } });
 
@@ -63,7 +60,7 @@ export function createDownloadGuard(opts: {
 }): DownloadGuard {
   const refuse = (reason: DownloadRefusal, retryAfterSeconds: number) => {
     if ((reason === 'queue_full' || reason === 'wait_timeout') && opts.rendererUnreachable?.()) {
-      return new ServiceError('unavailable', undefined, { headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) } });
+      return outage();
     }
     opts.onRefused?.(reason);
     return refused(retryAfterSeconds);

@@ -58,7 +58,7 @@ const memberBody = z.object({
     .min(1)
     .max(254)
     .email()
-    .refine((e) => e.lastIndexOf('@') < 0 || e.lastIndexOf('@') <= 64, 'its part before the @ must be at most 64 characters'),
+    .refine((e) => e.lastIndexOf('@') <= 64, 'its part before the @ must be at most 64 characters'),
 });
 const publishBody = z.object({ published: z.boolean() });
 
