@@ -211,7 +211,10 @@ const HOST_RE = /^(?:\[[0-9A-Za-z:.]+(?:%25[A-Za-z0-9._~-]+)?\]|[A-Za-z0-9\-._~!
  */
 export const requireHost: RequestHandler = (req, _res, next) => {
   const host = req.headers.host;
-  if ((req.headersDistinct.host?.length ?? 0) > 1) next(new ServiceError('bad_request', 'The request has more than one Host header'));
+  // counted on rawHeaders, not req.headersDistinct, which builds an object of every header per request
+  let lines = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.length === 4 && req.rawHeaders[i]!.toLowerCase() === 'host') lines++;
+  if (lines > 1) next(new ServiceError('bad_request', 'The request has more than one Host header'));
   else if (host !== undefined && !HOST_RE.test(host)) next(new ServiceError('bad_request', 'The request has an invalid Host header'));
   else if (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && host === undefined) next(new ServiceError('bad_request', 'The request has no Host header'));
   else next();
