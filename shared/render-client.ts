@@ -60,6 +60,8 @@ export interface RenderHeader {
   warnings: string[];
   /** The renderer answered from its encoded-render cache. */
   cacheHit: boolean;
+  /** The renderer's own time for the picture (ms, from the call's arrival to its header; 0 from an older renderer). */
+  renderMs: number;
 }
 
 /** gRPC metadata naming the organisation a render is for (the renderer's queue is fair between them). */
@@ -77,9 +79,20 @@ export interface RenderCallOptions {
   requestId?: string;
 }
 
+/** When the call that answered ran, as this process saw it (performance.now(), ms). */
+export interface RenderTiming {
+  /** The call was made (after any failed attempts on other addresses). */
+  callAt: number;
+  /** Its header arrived: the renderer had finished the picture. */
+  headerAt: number;
+  /** Its last chunk arrived (set once the body has been read to its end). */
+  endAt?: number;
+}
+
 export interface RenderStream {
   header: RenderHeader;
   body: AsyncIterable<Buffer>;
+  timing?: RenderTiming;
 }
 
 export interface ViewDescription {
@@ -115,6 +128,7 @@ interface WireHeader {
   warnings: { code: string; message: string }[];
   backend: string;
   cache_hit: boolean;
+  render_ms?: number;
 }
 interface WireMessage {
   part?: 'header' | 'chunk';
@@ -322,6 +336,7 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
     const md = new grpc.Metadata();
     if (o.org) md.set(ORG_METADATA_KEY, o.org);
     if (o.requestId) md.set(REQUEST_ID_METADATA_KEY, o.requestId);
+    const timing: RenderTiming = { callAt: performance.now(), headerAt: 0 };
     const call = c.render.Render(wire, md, { deadline }) as grpc.ClientReadableStream<WireMessage>;
     const onAbort = () => call.cancel();
     o.signal?.addEventListener('abort', onAbort, { once: true });
@@ -342,6 +357,7 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
       call.cancel();
       throw new ServiceError('internal', undefined, { detail: 'renderer stream did not start with a header' });
     }
+    timing.headerAt = performance.now();
     const h = first.value.header;
     const header: RenderHeader = {
       contentType: h.content_type,
@@ -351,6 +367,7 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
       etag: h.etag,
       warnings: (h.warnings ?? []).map((w) => w.code),
       cacheHit: Boolean(h.cache_hit),
+      renderMs: Number(h.render_ms ?? 0),
     };
     let consumed = false;
     const body: AsyncIterable<Buffer> = {
@@ -366,6 +383,7 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
                 const r = await it.next();
                 if (r.done) {
                   finished = true;
+                  timing.endAt = performance.now();
                   if (received !== header.byteLength) {
                     // a stream cut short is the transport's failure: another renderer may answer
                     throw new ServiceError('unavailable', undefined, {
@@ -395,7 +413,7 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
         };
       },
     };
-    return { header, body };
+    return { header, body, timing };
   }
 
   return {
@@ -420,7 +438,7 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
         const stream = await renderOnce(c, wire, deadline, callOpts);
         const chunks: Buffer[] = [];
         for await (const b of stream.body) chunks.push(b);
-        return { header: stream.header, body: bufferedBody(chunks) };
+        return { header: stream.header, body: bufferedBody(chunks), timing: stream.timing };
       });
     },
 

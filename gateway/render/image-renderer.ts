@@ -1,4 +1,5 @@
 import type { Background, ImageFormat } from '../../shared/render-options.ts';
+import type { RenderTiming } from '../../shared/render-client.ts';
 import type { ViewId } from '../../shared/views.ts';
 
 /** What the gateway needs of the renderer: one render call that streams the encoded bytes. */
@@ -14,8 +15,10 @@ export interface ImageRenderRequest {
 }
 
 export interface ImageRenderStream {
-  header: { contentType: string; width: number; height: number; byteLength: number; etag: string; warnings: string[]; cacheHit?: boolean };
+  header: { contentType: string; width: number; height: number; byteLength: number; etag: string; warnings: string[]; cacheHit?: boolean; renderMs?: number };
   body: AsyncIterable<Buffer>;
+  /** When the gRPC call ran (shared/render-client.ts, RenderTiming): for measuring a download's parts. */
+  timing?: RenderTiming;
 }
 
 export interface ImageRenderer {

@@ -61,6 +61,8 @@ export function renderHandlers(deps: { service: RenderService; logger: Logger; i
           { deadline: deadlineOf(call), signal: ac.signal, tenant: typeof org === 'string' ? org.slice(0, 64) : undefined },
         );
         if (cancelled) return;
+        // the renderer's own time for the picture, sent in the header (the caller's wall time is compared with it)
+        const renderMs = performance.now() - t0;
         call.write({
           header: {
             content_type: result.contentType,
@@ -71,6 +73,7 @@ export function renderHandlers(deps: { service: RenderService; logger: Logger; i
             warnings: result.warnings,
             backend: result.backend,
             cache_hit: result.cacheHit,
+            render_ms: renderMs,
           },
         });
         for (let off = 0; off < result.bytes.length && !cancelled; off += RENDER_CHUNK_BYTES) {
@@ -79,7 +82,7 @@ export function renderHandlers(deps: { service: RenderService; logger: Logger; i
         }
         call.end();
         logger.info(
-          { requestId, set: r.asset_set, view: r.view, width: r.width, format: result.contentType, hit: result.cacheHit, ms: Math.round(performance.now() - t0) },
+          { requestId, set: r.asset_set, view: r.view, width: r.width, format: result.contentType, hit: result.cacheHit, renderMs: Math.round(renderMs * 10) / 10, ms: Math.round(performance.now() - t0) },
           'render',
         );
       } catch (e) {
