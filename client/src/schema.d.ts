@@ -1252,7 +1252,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Unknown make, model, year or variant, or one with no published vehicle in the caller's categories. Counted. */
+        /** @description Unknown make, model, year or variant, or one with no published vehicle in the caller's categories; the message names the segment (docs/api.md, "Not found: what the message names"). Counted. */
         CatalogNotFound: {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];
@@ -1267,7 +1267,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Unknown make, model, year or variant; a view that is unknown or not published for the vehicle; or a view requested without the variant slug on a year with several visible variants. Counted. */
+        /** @description Unknown make, model, year or variant; a view that is unknown or not published for the vehicle; or a view requested without the variant slug on a year with several visible variants. The message names the segment (docs/api.md, "Not found: what the message names"). Counted. */
         ImageNotFound: {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];

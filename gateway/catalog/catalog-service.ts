@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { MESSAGES, ServiceError } from '../../shared/errors.ts';
-import { isViewId, type ViewId } from '../../shared/views.ts';
+import { isViewId, sortViews, type ViewId } from '../../shared/views.ts';
 import { CATALOG_INVALIDATION } from '../auth/authenticator.ts';
 import type { InvalidationBus } from '../auth/invalidation-bus.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -43,7 +43,28 @@ type ImageTargetRows = Awaited<ReturnType<CatalogRepo['listPublishedVehiclesWith
 
 const YEAR_RE = /^\d{4}$/;
 
-const notFound = (what: string) => new ServiceError('not_found', `${what} not found`);
+const notFound = (what: string, detail?: string) => new ServiceError('not_found', detail ? `${what} not found: ${detail}` : `${what} not found`);
+
+/**
+ * A path segment as a message quotes it. Only segments inside the slug, id or view alphabets get this
+ * far (hardening.ts refuses the rest before any query), so the quote carries nothing but [A-Za-z0-9_-].
+ */
+const quote = (segment: string) => `"${segment}"`;
+
+/** A list a message offers as the choices; a long one is cut, the caller can walk the catalog for the rest. */
+function choices(items: readonly string[], max = 12): string {
+  return items.length > max ? `${items.slice(0, max).join(', ')}, …` : items.join(', ');
+}
+
+function variantSlugs(vehicles: readonly VehicleRow[]): string[] {
+  return vehicles.flatMap((v) => (v.variant_slug === null ? [] : [v.variant_slug]));
+}
+
+/** 404 for a variant slug that names none of the year's vehicles visible to the caller. */
+function variantNotFound(slug: string, visible: readonly VehicleRow[]): ServiceError {
+  const slugs = variantSlugs(visible);
+  return notFound('Variant', `no variant ${quote(slug)} for this year${slugs.length > 0 ? ` (variants: ${choices(slugs)})` : ''}`);
+}
 
 function categories(p: Principal): string[] {
   return p.contract?.categoryIds ?? [];
@@ -150,7 +171,10 @@ export class CatalogService {
 
   private async yearVehicles(p: Principal, makeSlug: string, modelSlug: string, yearRaw: string) {
     const { mk, md } = await this.model(p, makeSlug, modelSlug);
-    if (!YEAR_RE.test(yearRaw)) throw notFound('Year');
+    if (!YEAR_RE.test(yearRaw)) {
+      // the usual guess is a listing (`…/models/{model}/years`): point at the call that lists the years
+      throw notFound('Year', `${quote(yearRaw)} is not a year; the years of this model are listed at /v1/makes/${mk.slug}/models/${md.slug}`);
+    }
     const year = Number(yearRaw);
     const published = await this.repo.listPublishedVehicles(md.id, year);
     const allowed = new Set(categories(p));
@@ -158,9 +182,30 @@ export class CatalogService {
     return { mk, md, year, published, visible };
   }
 
+  private async publishedViewIds(v: VehicleRow): Promise<ViewId[]> {
+    return (await this.repo.listViews(v.id)).filter((x) => x.published).map((x) => x.view);
+  }
+
   private async vehicleWithViews(mk: MakeRow, md: ModelRow, v: VehicleRow) {
-    const views = (await this.repo.listViews(v.id)).filter((x) => x.published).map((x) => x.view);
-    return { make: ref(mk), model: ref(md), vehicle: vehicleDto(v), views };
+    return { make: ref(mk), model: ref(md), vehicle: vehicleDto(v), views: await this.publishedViewIds(v) };
+  }
+
+  /**
+   * 404 for `/{year}/{x}` where x is neither a view id nor a visible variant's slug. What x was meant
+   * to be follows from the year: with one vehicle and no variants it can only be a view; with one
+   * named variant it could be either; with several, a view would need the variant first, so a variant.
+   */
+  private async unknownYearChild(x: string, visible: readonly VehicleRow[]): Promise<ServiceError> {
+    if (visible.length > 1) return variantNotFound(x, visible);
+    const only = visible[0]!;
+    const views = choices(sortViews(await this.publishedViewIds(only)));
+    if (only.variant_slug === null) return notFound('View', `${quote(x)} is not a view of this vehicle (views: ${views})`);
+    return new ServiceError('not_found', `No variant or view ${quote(x)} for this year (variants: ${only.variant_slug}; views: ${views})`);
+  }
+
+  /** 404 for a view segment that is not one of the nine view ids. */
+  private async unknownView(view: string, vehicle: VehicleRow): Promise<ServiceError> {
+    return notFound('View', `${quote(view)} is not a view of this vehicle (views: ${choices(sortViews(await this.publishedViewIds(vehicle)))})`);
   }
 
   /** GET …/{year}: the vehicle and views when one variant is visible, else the variant choices. */
@@ -186,8 +231,9 @@ export class CatalogService {
   async variantDetail(p: Principal, makeSlug: string, modelSlug: string, yearRaw: string, variantSlug: string) {
     const { mk, md, visible } = await this.yearVehicles(p, makeSlug, modelSlug, yearRaw);
     const v = visible.find((x) => x.variant_slug === variantSlug);
-    if (!v) throw notFound('Variant');
-    return this.vehicleWithViews(mk, md, v);
+    if (v) return this.vehicleWithViews(mk, md, v);
+    if (visible.length === 0) throw notFound('Year');
+    throw await this.unknownYearChild(variantSlug, visible);
   }
 
   /**
@@ -212,16 +258,16 @@ export class CatalogService {
       if (rows.length > 0) {
         const vehicle = this.imageVehicle(p, rows.map((r) => r.vehicle), variantSlug);
         const view = rows.find((r) => r.vehicle === vehicle)!.view;
-        if (!view) throw notFound('View');
+        if (!view) throw notFound('View', `${viewId} is not published for this vehicle`);
         return { vehicle, view };
       }
     }
     const { published } = await this.yearVehicles(p, makeSlug, modelSlug, yearRaw);
     if (published.length === 0) throw notFound('Year');
     const vehicle = this.imageVehicle(p, published, variantSlug);
-    if (!isViewId(viewId)) throw notFound('View');
-    const view = await this.repo.findPublishedView(vehicle.id, viewId as ViewId);
-    if (!view) throw notFound('View');
+    if (!isViewId(viewId)) throw await this.unknownView(viewId, vehicle);
+    const view = await this.repo.findPublishedView(vehicle.id, viewId);
+    if (!view) throw notFound('View', `${viewId} is not published for this vehicle`);
     return { vehicle, view };
   }
 
@@ -231,7 +277,8 @@ export class CatalogService {
     let vehicle: VehicleRow;
     if (variantSlug !== null) {
       const named = published.find((x) => x.variant_slug === variantSlug);
-      if (!named) throw notFound('Variant');
+      // the choices offered are the visible ones only: a variant outside the contract is not shown by the walk either
+      if (!named) throw variantNotFound(variantSlug, published.filter((v) => allowed.includes(v.category_id)));
       vehicle = named;
     } else {
       const visible = published.filter((v) => allowed.includes(v.category_id));

@@ -132,12 +132,13 @@ describe(`catalog walk (${backendLabel()})`, () => {
       await notFound(all, '/v1/makes/aurelia/models/vento/20x4');
       await notFound(all, '/v1/makes/aurelia/models/vento/2024/nope');
     });
-    it('a year that is not four digits is 404 "Year not found", like an unknown year', async () => {
+    it('a year that is not four digits is 404 "Year not found", like an unknown year, saying it is not a year', async () => {
       for (const y of ['abcd', '20x4', '24', '1999', '99999999999']) {
         for (const rest of ['', '/front', '/gt/front']) {
           const a = await gw.getWithKey(all, `/v1/makes/aurelia/models/vento/${y}${rest}`);
           expect(a.status, y + rest).to.equal(404);
-          expect(a.body, y + rest).to.deep.equal({ error: 'not_found', message: 'Year not found' });
+          const message = y === '1999' ? 'Year not found' : `Year not found: "${y}" is not a year; the years of this model are listed at /v1/makes/aurelia/models/vento`;
+          expect(a.body, y + rest).to.deep.equal({ error: 'not_found', message });
         }
       }
     });

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { CatalogService } from '../../catalog/catalog-service.ts';
 import type { ImageJsonHandler } from './v1-image.ts';
-import { SEGMENT_RE, SLUG_RE, VIEW_RE, YEAR_RE, validateParams } from '../hardening.ts';
+import { SEGMENT_RE, SLUG_RE, VIEW_RE, validateParams } from '../hardening.ts';
 
 /**
  * The catalog walk: make › model › year › variant › view. `/{year}/{x}` is a variant when x is
@@ -10,8 +10,10 @@ import { SEGMENT_RE, SLUG_RE, VIEW_RE, YEAR_RE, validateParams } from '../harden
 export function catalogRoutes(deps: { catalog: CatalogService; image: ImageJsonHandler }): Router {
   const r = Router();
   const { catalog } = deps;
-  // slugs, years and view ids are checked against their alphabets before any query (404 otherwise)
-  validateParams(r, { make: SLUG_RE, model: SLUG_RE, year: { re: YEAR_RE, message: 'Year not found' }, x: SEGMENT_RE, variant: SLUG_RE, view: VIEW_RE });
+  // slugs, years and view ids are checked against their alphabets before any query (404 otherwise). A
+  // year in the slug alphabet that is not four digits (`…/years`) gets to the catalog, which answers
+  // an unknown make or model first and then says the year is not one.
+  validateParams(r, { make: SLUG_RE, model: SLUG_RE, year: { re: SLUG_RE, message: 'Year not found' }, x: SEGMENT_RE, variant: SLUG_RE, view: VIEW_RE });
   const p = (res: Response) => res.locals.principal;
   const param = (req: Request, name: string) => String(req.params[name]);
 
