@@ -6,6 +6,7 @@ import type { Layers } from '../../assets/layers.ts';
 import type { PlateTexture } from '../../plate/plate-raster.ts';
 import { PLATE_WHITE_LINEAR, SHOULDER_KNEE, type CompositeJob, type Compositor, type RgbImage } from '../backend.ts';
 import { BufferPool } from '../cpu/buffer-pool.ts';
+import { SRGB8_TO_LINEAR } from '../../color/srgb.ts';
 import { FRAGMENT_SHADER, VERTEX_SHADER } from './shaders.ts';
 
 const require = createRequire(import.meta.url);
@@ -17,6 +18,11 @@ interface GL {
   getParameter(p: number): unknown;
   _getParameterDirect?(p: number): unknown;
   getExtension(name: string): { destroy(): void } | null;
+  readonly PACK_ROW_LENGTH: number;
+  readonly RGBA: number;
+  readonly UNSIGNED_BYTE: number;
+  pixelStorei(p: number, v: number): void;
+  readPixels(x: number, y: number, w: number, h: number, format: number, type: number, out: Uint8Array): void;
 }
 
 /** The real ANGLE renderer string (headless-gl masks RENDERER behind a constant). */
@@ -53,7 +59,12 @@ export function createHeadlessGl(width = 1, height = 1): GL {
   return gl;
 }
 
+/** [x0, y0, x1, y1): pixels a render may change; the rest is the level's background picture. */
+type Box = [number, number, number, number];
+
 interface LayerTextures {
+  /** Painted pixels' bounding box (the only pixels the colour reaches); null where nothing is painted. */
+  paintBox: Box | null;
   base: THREE.DataTexture;
   paint: THREE.DataTexture;
   diffuse: THREE.DataTexture;
@@ -94,11 +105,80 @@ function tex(
   return t;
 }
 
+/** The bounding box of a plane's non-zero bytes, or null when all are zero. */
+export function nonZeroBox(plane: Uint8Array, width: number, height: number): Box | null {
+  let x0 = width;
+  let x1 = -1;
+  let y0 = -1;
+  let y1 = -1;
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    let first = -1;
+    let last = -1;
+    for (let x = 0; x < width; x++) {
+      if (plane[row + x] !== 0) {
+        first = x;
+        break;
+      }
+    }
+    if (first < 0) continue;
+    for (let x = width - 1; x >= first; x--) {
+      if (plane[row + x] !== 0) {
+        last = x;
+        break;
+      }
+    }
+    if (y0 < 0) y0 = y;
+    y1 = y;
+    if (first < x0) x0 = first;
+    if (last > x1) x1 = last;
+  }
+  return y0 < 0 ? null : [x0, y0, x1 + 1, y1 + 1];
+}
+
+function union(a: Box | null, b: Box | null): Box | null {
+  if (b && (b[2] <= b[0] || b[3] <= b[1])) b = null;
+  if (!a) return b;
+  if (!b) return a;
+  return [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[2], b[2]), Math.max(a[3], b[3])];
+}
+
+/** Copies every pixel of `from` outside `box` into `to` (RGBA pictures of one size). */
+function copyOutside(from: Uint8Array, to: Uint8Array, width: number, height: number, box: Box): void {
+  const [x0, y0, x1, y1] = box;
+  const row = width * 4;
+  if (y0 > 0) to.set(from.subarray(0, y0 * row));
+  if (y1 < height) to.set(from.subarray(y1 * row), y1 * row);
+  if (x0 === 0 && x1 === width) return;
+  for (let y = y0; y < y1; y++) {
+    const r = y * row;
+    if (x0 > 0) to.set(from.subarray(r, r + x0 * 4), r);
+    if (x1 < width) to.set(from.subarray(r + x1 * 4, r + row), r + x1 * 4);
+  }
+}
+
+export type GlReadback = 'region' | 'full';
+
+/** Backgrounds (the picture of a level outside its painted box) kept, in bytes. */
+const BACKGROUND_CACHE_BYTES = 256 * 1024 * 1024;
+/** Render targets kept, one per picture size. */
+const TARGETS_KEPT = 8;
+
 /**
  * The gl backend: three.js (WebGL 2) on headless-gl. Layers become textures once (cached per
  * layers key, bounded by bytes); one full-screen pass evaluates the same formula as the cpu kernel
  * with texelFetch at exact pixels, and the plate is placed by the inverse homography per fragment,
  * sampled bilinearly from its padded float texture. One context, used by one render at a time.
+ *
+ * Only the painted box and the plate's box depend on the job: the rest of a level's picture (backdrop,
+ * floor, shadow, untouched parts of the car) is the same for every colour. So the first render of a
+ * level (per shadow and background) draws and reads back the whole picture and keeps it; later ones
+ * draw and read back only the changing box, straight into the output rows (PACK_ROW_LENGTH), and copy
+ * the rest from the kept picture. The readback is what costs: a whole 2400 px frame took 37 ms on
+ * lavapipe against 1 ms for half of it (docs/performance-renderer.md, "GPU").
+ * headless-gl 9 cannot read a pixel-pack buffer back (its getBufferSubData is an empty stub and it
+ * has no mapBufferRange), and its addon does not load in worker threads, so readbacks cannot overlap
+ * draws: one synchronous readback per render is the floor of this backend.
  */
 export class GlCompositor implements Compositor {
   readonly name = 'gl' as const;
@@ -107,12 +187,17 @@ export class GlCompositor implements Compositor {
   private readonly scene = new THREE.Scene();
   private readonly camera = new THREE.Camera();
   private readonly material: THREE.RawShaderMaterial;
-  private readonly target: THREE.WebGLRenderTarget;
+  /** One render target per picture size (setSize on one target would rebuild it at each size change). */
+  private readonly targets = new Map<string, THREE.WebGLRenderTarget>();
+  /** Each level's background picture per shadow and background (key `layersKey|shadow|background`). */
+  private readonly backgrounds = new LRUCache<string, Uint8Array>({ maxSize: BACKGROUND_CACHE_BYTES, sizeCalculation: (b) => Math.max(1, b.byteLength) });
   private readonly textures: LRUCache<string, LayerTextures>;
   private readonly plates = new WeakMap<PlateTexture, THREE.DataTexture>();
   private readonly plateList: { key: PlateTexture; tex: THREE.DataTexture }[] = [];
   private readonly dummy8: THREE.DataTexture;
   private readonly dummyF: THREE.DataTexture;
+  private readonly dummyU8: THREE.DataTexture;
+  private readonly toLinear: THREE.DataTexture;
   private chain: Promise<unknown> = Promise.resolve();
   /** Readback buffers reused once encoded: a fresh 13 MB buffer per 2400 px picture costs its page faults. */
   private readonly pool = new BufferPool(48 * 1024 * 1024, (n) => new Uint8Array(n));
@@ -120,6 +205,8 @@ export class GlCompositor implements Compositor {
   private constructor(
     private readonly gl: GL,
     private readonly logger: Logger,
+    /** `region` (the default) or `full`: every render draws and reads back the whole picture (the bench's baseline). */
+    private readonly readback: GlReadback,
   ) {
     this.description = glInfo(gl);
     const canvas = {
@@ -133,17 +220,10 @@ export class GlCompositor implements Compositor {
     this.renderer = new THREE.WebGLRenderer({ canvas: canvas as never, context: gl as never, antialias: false });
     this.renderer.autoClear = false;
     this.renderer.outputColorSpace = THREE.LinearSRGBColorSpace;
-    this.target = new THREE.WebGLRenderTarget(1, 1, {
-      type: THREE.UnsignedByteType,
-      format: THREE.RGBAFormat,
-      depthBuffer: false,
-      stencilBuffer: false,
-      generateMipmaps: false,
-      minFilter: THREE.NearestFilter,
-      magFilter: THREE.NearestFilter,
-    });
     this.dummy8 = tex(new Uint8Array([0]), 1, 1, THREE.RedFormat, THREE.UnsignedByteType, 'R8', THREE.NearestFilter);
     this.dummyF = tex(new Float32Array(4), 1, 1, THREE.RGBAFormat, THREE.FloatType, 'RGBA32F', THREE.LinearFilter);
+    this.dummyU8 = tex(new Uint8Array([0]), 1, 1, THREE.RedIntegerFormat, THREE.UnsignedByteType, 'R8UI', THREE.NearestFilter);
+    this.toLinear = tex(SRGB8_TO_LINEAR, 256, 1, THREE.RedFormat, THREE.FloatType, 'R32F', THREE.NearestFilter);
     this.material = new THREE.RawShaderMaterial({
       glslVersion: THREE.GLSL3,
       vertexShader: VERTEX_SHADER,
@@ -151,7 +231,8 @@ export class GlCompositor implements Compositor {
       depthTest: false,
       depthWrite: false,
       uniforms: {
-        uBase: { value: this.dummy8 },
+        uBase: { value: this.dummyU8 },
+        uToLinear: { value: this.toLinear },
         uPaint: { value: this.dummy8 },
         uDiffuse: { value: null },
         uSpecular: { value: null },
@@ -189,9 +270,9 @@ export class GlCompositor implements Compositor {
     });
   }
 
-  static async create(opts: { logger: Logger }): Promise<GlCompositor> {
+  static async create(opts: { logger: Logger; readback?: GlReadback }): Promise<GlCompositor> {
     const gl = createHeadlessGl();
-    const c = new GlCompositor(gl, opts.logger);
+    const c = new GlCompositor(gl, opts.logger, opts.readback ?? 'region');
     // a first draw compiles the program now rather than on the first request
     c.drawSync(
       {
@@ -226,7 +307,8 @@ export class GlCompositor implements Compositor {
       const { width: w, height: h } = l;
       t = {
         // RGB as a single-channel texture three times as wide: no RGB→RGBA copy, texelFetch per channel
-        base: tex(l.base, w * 3, h, THREE.RedFormat, THREE.UnsignedByteType, 'R8', THREE.NearestFilter),
+        paintBox: nonZeroBox(l.paint, w, h),
+        base: tex(l.base, w * 3, h, THREE.RedIntegerFormat, THREE.UnsignedByteType, 'R8UI', THREE.NearestFilter),
         paint: tex(l.paint, w, h, THREE.RedFormat, THREE.UnsignedByteType, 'R8', THREE.NearestFilter),
         diffuse: tex(l.diffuse, w, h, THREE.RedIntegerFormat, THREE.UnsignedShortType, 'R16UI', THREE.NearestFilter),
         specular: tex(l.specular, w, h, THREE.RedIntegerFormat, THREE.UnsignedShortType, 'R16UI', THREE.NearestFilter),
@@ -285,13 +367,78 @@ export class GlCompositor implements Compositor {
       u.uPlate!.value = this.dummyF;
       u.uHasPlate!.value = false;
     }
-    this.target.setSize(width, height);
-    this.renderer.setRenderTarget(this.target);
-    this.renderer.render(this.scene, this.camera);
-    const out = read ? this.pool.take(width * height * 4) : new Uint8Array(width * height * 4);
-    if (read) this.renderer.readRenderTargetPixels(this.target, 0, 0, width, height, out);
-    this.renderer.setRenderTarget(null);
+    const target = this.targetFor(width, height);
+    if (!read) {
+      target.scissorTest = false;
+      this.renderer.setRenderTarget(target);
+      this.renderer.render(this.scene, this.camera);
+      this.renderer.setRenderTarget(null);
+      return { width, height, data: new Uint8Array(0), channels: 4, alpha };
+    }
+    const out = this.pool.take(width * height * 4);
+    if (this.readback === 'full') {
+      this.drawAndRead(target, [0, 0, width, height], out);
+      return { width, height, data: out, channels: 4, alpha };
+    }
+    const bgKey = `${l.key}|${u.uHasShadow!.value ? 'S' : '-'}|${alpha ? 'T' : 'O'}`;
+    let background = this.backgrounds.get(bgKey);
+    if (!background) {
+      // the level's first picture with this shadow and background, drawn whole and kept without the
+      // plate (a later render without one would otherwise keep its pixels outside the painted box)
+      u.uHasPlate!.value = false;
+      this.drawAndRead(target, [0, 0, width, height], out);
+      u.uHasPlate!.value = Boolean(job.plate);
+      background = out.slice();
+      this.backgrounds.set(bgKey, background);
+      if (!job.plate) return { width, height, data: out, channels: 4, alpha };
+    }
+    const box = union(t.paintBox, job.plate ? job.plate.bbox : null);
+    if (!box) out.set(background);
+    else {
+      this.drawAndRead(target, box, out);
+      copyOutside(background, out, width, height, box);
+    }
     return { width, height, data: out, channels: 4, alpha };
+  }
+
+  /** Draws the box of the picture and reads it back into the same rows and columns of `out`. */
+  private drawAndRead(target: THREE.WebGLRenderTarget, box: Box, out: Uint8Array): void {
+    const [x0, y0, x1, y1] = box;
+    const whole = x0 === 0 && y0 === 0 && x1 === target.width && y1 === target.height;
+    target.scissorTest = !whole;
+    target.scissor.set(x0, y0, x1 - x0, y1 - y0);
+    this.renderer.setRenderTarget(target);
+    this.renderer.render(this.scene, this.camera);
+    const gl = this.gl;
+    gl.pixelStorei(gl.PACK_ROW_LENGTH, target.width);
+    gl.readPixels(x0, y0, x1 - x0, y1 - y0, gl.RGBA, gl.UNSIGNED_BYTE, out.subarray((y0 * target.width + x0) * 4));
+    gl.pixelStorei(gl.PACK_ROW_LENGTH, 0);
+    this.renderer.setRenderTarget(null);
+  }
+
+  private targetFor(width: number, height: number): THREE.WebGLRenderTarget {
+    const key = `${width}x${height}`;
+    let t = this.targets.get(key);
+    if (t) {
+      this.targets.delete(key); // re-inserted: the map's order is the use order
+    } else {
+      t = new THREE.WebGLRenderTarget(width, height, {
+        type: THREE.UnsignedByteType,
+        format: THREE.RGBAFormat,
+        depthBuffer: false,
+        stencilBuffer: false,
+        generateMipmaps: false,
+        minFilter: THREE.NearestFilter,
+        magFilter: THREE.NearestFilter,
+      });
+      if (this.targets.size >= TARGETS_KEPT) {
+        const [oldest, old] = this.targets.entries().next().value!;
+        this.targets.delete(oldest);
+        old.dispose();
+      }
+    }
+    this.targets.set(key, t);
+    return t;
   }
 
   composite(job: CompositeJob): Promise<RgbImage> {
@@ -303,6 +450,7 @@ export class GlCompositor implements Compositor {
 
   forget(layersKey: string): void {
     this.textures.delete(layersKey);
+    for (const k of [...this.backgrounds.keys()]) if (k.startsWith(`${layersKey}|`)) this.backgrounds.delete(k);
   }
 
   release(img: RgbImage): void {
@@ -313,7 +461,9 @@ export class GlCompositor implements Compositor {
     await this.chain;
     this.textures.clear();
     for (const p of this.plateList.splice(0)) p.tex.dispose();
-    this.target.dispose();
+    for (const t of this.targets.values()) t.dispose();
+    this.targets.clear();
+    this.backgrounds.clear();
     this.material.dispose();
     this.renderer.dispose();
     this.gl.getExtension('STACKGL_destroy_context')?.destroy();

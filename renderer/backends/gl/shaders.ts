@@ -14,7 +14,8 @@ export const FRAGMENT_SHADER = /* glsl */ `
 precision highp float;
 precision highp int;
 precision highp usampler2D;
-uniform sampler2D uBase;      // RGB8 as R8, three texels per pixel
+uniform usampler2D uBase;     // RGB8 as R8UI, three texels per pixel
+uniform sampler2D uToLinear;  // R32F 256 × 1: the cpu kernel's exact 8-bit sRGB → linear table
 uniform sampler2D uPaint;     // R8
 uniform usampler2D uDiffuse;  // R16UI, linear / 65535
 uniform usampler2D uSpecular; // R16UI, linear / 65535
@@ -38,10 +39,14 @@ uniform vec4 uBBox;           // x0, y0, x1, y1
 uniform float uPlateWhite;
 out vec4 outColor;
 
-float s2l(float c) { return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4); }
+// the table rather than pow(): drivers' pow() is a few ulp off, and the cpu kernel decodes by table
+float s2l(uint code) { return texelFetch(uToLinear, ivec2(int(code), 0), 0).r; }
+// rounded here to the code the cpu kernel stores, round(255 · encode(c)), then stored exactly: the
+// float → unorm8 conversion of the render target is left no rounding of its own to do
 float l2s(float c) {
   c = clamp(c, 0.0, 1.0);
-  return c <= 0.0031308 ? c * 12.92 : 1.055 * pow(c, 1.0 / 2.4) - 0.055;
+  float e = c <= 0.0031308 ? c * 12.92 : 1.055 * pow(c, 1.0 / 2.4) - 0.055;
+  return floor(e * 255.0 + 0.5) / 255.0;
 }
 
 void main() {
