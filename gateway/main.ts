@@ -29,9 +29,11 @@ async function main(): Promise<void> {
   let local: LocalRenderer | null = null;
   let rendererAddr = config.rendererAddr;
   if (!rendererAddr) {
+    const started = performance.now();
     local = await startLocalRenderer({ env: process.env, logger });
     rendererAddr = local.address;
-    logger.info({ address: rendererAddr }, 'started the local renderer');
+    // its own lines say how long its backend and warm-up took; this one, the whole wait
+    logger.info({ address: rendererAddr, ms: Math.round(performance.now() - started) }, 'started the local renderer');
   }
   const renderer = createGrpcImageRenderer({ addresses: rendererAddr, logger, outageWaitMs: config.rendererOutageWaitMs });
   const gw = await startGateway({ config, logger, renderer });

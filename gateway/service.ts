@@ -26,6 +26,7 @@ import { createSignInLinks } from './dashboard/sign-in-links.ts';
 import { createUsageRecorder } from './usage/recorder.ts';
 import type { ImageRenderer } from './render/image-renderer.ts';
 import { loadSecrets } from './secrets.ts';
+import { startPhases } from './start-phase.ts';
 import { seedDemoCatalog, seedDemoOrganization } from './seed/demo.ts';
 import { forgetUnshown, readUnshown, rememberUnshown } from './unshown-credentials.ts';
 import { createImageSigner } from './signing/image-token.ts';
@@ -89,6 +90,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     );
   }
   const secrets = loadSecrets(config);
+  const phase = startPhases(logger);
   const ownsDb = !opts.db;
   const db =
     opts.db ??
@@ -96,6 +98,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       timeouts: { connectTimeoutMs: config.databaseConnectTimeoutMs, queryTimeoutMs: config.databaseQueryTimeoutMs },
+      phase,
     }));
   logger.info({ database: db.kind, redis: config.redisUrl ? 'redis' : 'in-process' }, 'storage ready');
 
@@ -111,7 +114,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
 
   const embedded = !config.databaseUrl;
   if (secrets.generated.adminToken) rememberUnshown(config.dataDir, { adminToken: true });
-  if (config.seedDemo === 'true' || (config.seedDemo === 'auto')) await seedDemoCatalog(db, assets, logger, opts.demoCatalogFile);
+  if (config.seedDemo === 'true' || (config.seedDemo === 'auto')) await seedDemoCatalog(db, assets, logger, opts.demoCatalogFile, phase);
   let demoOrgExists = false;
   if (config.seedDemo === 'true' || (config.seedDemo === 'auto' && embedded)) {
     const seeded = await seedDemoOrganization(db, admin);

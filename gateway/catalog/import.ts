@@ -4,6 +4,7 @@ import type { AssetSetDirectory, SetDescription } from './asset-sets.ts';
 import { CatalogFileError, type CatalogFile } from './catalog-file.ts';
 import { categoryId, makeId, modelId, vehicleId } from './ids.ts';
 import { insertPostings, vehicleTerms } from './search-terms.ts';
+import { untimed, type Phase } from '../start-phase.ts';
 
 export interface ImportSummary {
   categories: number;
@@ -25,7 +26,8 @@ async function inBatches<T>(rows: T[], fn: (chunk: T[]) => Promise<unknown>): Pr
  * Everything the file does not mention is left as it is. Asset sets are all resolved first, so a
  * missing set refuses the whole file before anything is written.
  */
-export async function importCatalog(db: Database, assets: AssetSetDirectory, file: CatalogFile): Promise<ImportSummary> {
+export async function importCatalog(db: Database, assets: AssetSetDirectory, file: CatalogFile, opts: { phase?: Phase } = {}): Promise<ImportSummary> {
+  const phase = opts.phase ?? untimed;
   const setIds = new Set<string>();
   for (const mk of file.makes) for (const md of mk.models) for (const y of md.years) for (const v of y.variants) setIds.add(v.asset_set);
   const sets = new Map<string, SetDescription>();
@@ -112,24 +114,26 @@ export async function importCatalog(db: Database, assets: AssetSetDirectory, fil
     // publication and category copied into the others follow through migration 004's triggers, so
     // importing the same file again writes no posting. Tokens never hold a space.
     const stale: string[] = [];
-    await inBatches([...terms], async (chunk) => {
-      const rows = await tx.query<{ id: string }>(
-        `SELECT t.id FROM unnest($1::text[], $2::text[]) AS t(id, terms) JOIN vehicles v ON v.id = t.id
-          WHERE v.terms IS DISTINCT FROM string_to_array(t.terms, ' ')
-             OR NOT EXISTS (SELECT 1 FROM search_terms st WHERE st.vehicle_id = t.id)`,
-        [chunk.map((c) => c[0]), chunk.map((c) => c[1])]);
-      stale.push(...rows.map((r) => r.id));
+    await phase('built the search index', async () => {
+      await inBatches([...terms], async (chunk) => {
+        const rows = await tx.query<{ id: string }>(
+          `SELECT t.id FROM unnest($1::text[], $2::text[]) AS t(id, terms) JOIN vehicles v ON v.id = t.id
+            WHERE v.terms IS DISTINCT FROM string_to_array(t.terms, ' ')
+               OR NOT EXISTS (SELECT 1 FROM search_terms st WHERE st.vehicle_id = t.id)`,
+          [chunk.map((c) => c[0]), chunk.map((c) => c[1])]);
+        stale.push(...rows.map((r) => r.id));
+      });
+      await inBatches(stale, (ids) => tx.query('DELETE FROM search_terms WHERE vehicle_id = ANY($1::text[])', [ids]));
+      await upsert(tx, terms, `UPDATE vehicles v SET terms = string_to_array(t.terms, ' ')
+          FROM unnest($1::text[], $2::text[]) AS t(id, terms)
+         WHERE v.id = t.id AND v.terms IS DISTINCT FROM string_to_array(t.terms, ' ')`);
+      // Each posting copies its vehicle's order, filters and terms (migration 004) from the rows just written.
+      await inBatches(stale, (ids) => insertPostings(tx, 'v.id = ANY($1::text[])', [ids]));
+      if (stale.length > 0) {
+        await tx.query('DELETE FROM search_dict');
+        await tx.query('INSERT INTO search_dict (term, n) SELECT term, count(DISTINCT vehicle_id)::int FROM search_terms GROUP BY term');
+      }
     });
-    await inBatches(stale, (ids) => tx.query('DELETE FROM search_terms WHERE vehicle_id = ANY($1::text[])', [ids]));
-    await upsert(tx, terms, `UPDATE vehicles v SET terms = string_to_array(t.terms, ' ')
-        FROM unnest($1::text[], $2::text[]) AS t(id, terms)
-       WHERE v.id = t.id AND v.terms IS DISTINCT FROM string_to_array(t.terms, ' ')`);
-    // Each posting copies its vehicle's order, filters and terms (migration 004) from the rows just written.
-    await inBatches(stale, (ids) => insertPostings(tx, 'v.id = ANY($1::text[])', [ids]));
-    if (stale.length > 0) {
-      await tx.query('DELETE FROM search_dict');
-      await tx.query('INSERT INTO search_dict (term, n) SELECT term, count(DISTINCT vehicle_id)::int FROM search_terms GROUP BY term');
-    }
   });
   // A bulk import changes the best plans at once, and PGlite never runs autovacuum.
   for (const t of ['categories', 'makes', 'models', 'vehicles', 'vehicle_views', 'search_terms', 'search_dict']) {

@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import path from 'node:path';
+import { untimed, type Phase } from '../start-phase.ts';
 import type { Database } from './database.ts';
 import { openPostgres, type PostgresTimeouts } from './postgres.ts';
 import { openPglite } from './pglite.ts';
@@ -9,19 +11,23 @@ import { migrate } from './migrate.ts';
  * PostgreSQL through a connection of their own without the query timeout: an index built on a big
  * catalog may take longer than any request should).
  */
-export async function openDatabase(opts: { databaseUrl: string | null; dataDir: string | null; timeouts?: PostgresTimeouts }): Promise<Database> {
+export async function openDatabase(opts: { databaseUrl: string | null; dataDir: string | null; timeouts?: PostgresTimeouts; phase?: Phase }): Promise<Database> {
+  const phase = opts.phase ?? untimed;
   if (opts.databaseUrl) {
     const migrations = openPostgres(opts.databaseUrl, { connectTimeoutMs: opts.timeouts?.connectTimeoutMs });
     try {
-      await migrate(migrations);
+      await phase('migrated the database', () => migrate(migrations));
     } finally {
       await migrations.close().catch(() => {});
     }
     return openPostgres(opts.databaseUrl, opts.timeouts);
   }
-  const db = await openPglite(opts.dataDir ? path.join(opts.dataDir, 'pg') : null);
+  const dir = opts.dataDir ? path.join(opts.dataDir, 'pg') : null;
+  // a first start runs PGlite's initdb, the longest wait of the start (seconds), a later one only opens it
+  const created = dir === null || !fs.existsSync(path.join(dir, 'PG_VERSION'));
+  const db = await phase(created ? 'created the embedded database (PGlite)' : 'opened the embedded database (PGlite)', () => openPglite(dir));
   try {
-    await migrate(db);
+    await phase('migrated the embedded database', () => migrate(db));
   } catch (err) {
     await db.close().catch(() => {});
     throw err;

@@ -7,6 +7,7 @@ import type { AssetSetDirectory } from '../catalog/asset-sets.ts';
 import { parseCatalogJson } from '../catalog/catalog-file.ts';
 import { importCatalog } from '../catalog/import.ts';
 import type { Database } from '../db/database.ts';
+import { untimed, type Phase } from '../start-phase.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -23,12 +24,14 @@ export async function seedDemoCatalog(
   assets: AssetSetDirectory,
   logger: Logger,
   file = DEMO_CATALOG_PATH,
+  phase: Phase = untimed,
 ): Promise<void> {
   const [{ n }] = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM vehicles')) as [{ n: number }];
   if (n > 0 || !(await once(db, 'demo_catalog_seeded'))) return;
   try {
-    const summary = await importCatalog(db, assets, parseCatalogJson(fs.readFileSync(file, 'utf8')));
-    logger.info({ file: path.relative(ROOT, file), ...summary }, 'seeded the demo catalog');
+    const started = performance.now();
+    const summary = await importCatalog(db, assets, parseCatalogJson(fs.readFileSync(file, 'utf8')), { phase });
+    logger.info({ file: path.relative(ROOT, file), ...summary, ms: Math.round(performance.now() - started) }, 'seeded the demo catalog');
   } catch (err) {
     // The service still runs (an operator can import a catalog); the next start tries again.
     await db.query("DELETE FROM settings WHERE key = 'demo_catalog_seeded'");
