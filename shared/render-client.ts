@@ -16,6 +16,8 @@ export const HEALTH_PROTO_PATH: string = createRequire(import.meta.url)('grpc-he
 export const RENDER_SERVICE_NAME = 'vehicle.render.v1.RenderService';
 /** The largest chunk the renderer sends. */
 export const RENDER_CHUNK_BYTES = 64 * 1024;
+/** The HTTP/2 flow-control window of the render client's connections and streams: above any picture. */
+export const RENDER_FLOW_CONTROL_WINDOW = 16 * 1024 * 1024;
 
 export const PROTO_LOADER_OPTIONS: protoLoader.Options = {
   keepCase: true,
@@ -210,6 +212,11 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
     'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
     'grpc.keepalive_time_ms': 30_000,
     'grpc.max_receive_message_length': 1024 * 1024,
+    // the renderer may send a whole picture without waiting for this side to ask for more: with HTTP/2's
+    // default 64 KiB window every 64 KiB of a picture waited for a WINDOW_UPDATE round trip (a 1 MiB png
+    // took 10 ms from header to last chunk on loopback; docs/performance.md, "Download overhead"). The
+    // gateway reads each picture whole anyway (render(), below), so this holds no more memory than that.
+    'grpc-node.flow_control_window': RENDER_FLOW_CONTROL_WINDOW,
     'grpc.enable_retries': 0,
     // a restarting renderer is reconnected to within a second, not after grpc's 1 s..120 s backoff
     'grpc.initial_reconnect_backoff_ms': 200,
@@ -378,6 +385,15 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
         let finished = false;
         return {
           async next(): Promise<IteratorResult<Buffer>> {
+            if (finished) return { done: true, value: undefined };
+            if (received === header.byteLength) {
+              // every byte the header announced has come: the picture is whole, so the body ends here
+              // without waiting for the call's status (the trailers follow the last chunk only once the
+              // renderer's writes have drained); the call finishes by itself
+              finished = true;
+              timing.endAt = performance.now();
+              return { done: true, value: undefined };
+            }
             try {
               for (;;) {
                 const r = await it.next();
@@ -394,10 +410,14 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
                 }
                 if (r.value.chunk && r.value.chunk.length > 0) {
                   received += r.value.chunk.length;
+                  if (received > header.byteLength) {
+                    throw new ServiceError('unavailable', undefined, { detail: `renderer sent more than the ${header.byteLength} bytes it announced` });
+                  }
                   return { done: false, value: Buffer.from(r.value.chunk) };
                 }
               }
             } catch (e) {
+              if (!finished) call.cancel();
               finished = true;
               const se = toServiceError(e);
               // after its header a renderer only sends bytes: any break now is the connection's

@@ -23,7 +23,8 @@
  * - `last→fin`: the last chunk to the response's `finish` (the route writing the body);
  * - `client`: `wall` less the gateway's arrival→finish (the request and response on the wire, the client).
  * Each column is its own p50; `overhead` is the p50 of each download's wall − render, next to the
- * target 2 ms + 5 % of the p50 render.
+ * target 2 ms + 5 % of the p50 render. After each miss the same URL is downloaded again (`… hit`: the
+ * renderer's cache answers, the same bytes): that row is what the path costs those bytes without a render.
  *
  * BENCH_BEFORE=<commit>: a second renderer and gateway from that commit (`git archive` into a temporary
  * directory, this checkout's node_modules and assets linked in), measured in the same run, download by
@@ -269,12 +270,18 @@ interface Sample {
   bytes: number;
 }
 
-async function download(stack: Stack, format: string, width: number): Promise<Sample> {
+/** A miss (a fresh colour), then the same URL again: the renderer's cache answers, same bytes. */
+async function download(stack: Stack, format: string, width: number): Promise<{ miss: Sample; hit: Sample }> {
   const q = new URLSearchParams({ format, width: String(width), color: freshColour() });
   const meta = await get(stack, `${stack.url}${stack.imagePath.replace(/\/[a-z_]+$/, `/${VIEW}`)}?${q}`, { 'x-api-key': stack.key });
   if (meta.status !== 200) throw new Error(`${stack.name}: image JSON ${meta.status} ${meta.body}`);
   const imageUrl = (JSON.parse(meta.body.toString()) as { image_url: string }).image_url.replace('http://localhost:', 'http://127.0.0.1:');
-  const id = `dl-${seq}`;
+  const miss = await fetchImage(stack, imageUrl, `dl-${seq}`);
+  const hit = await fetchImage(stack, imageUrl, `dl-${seq}-hit`);
+  return { miss, hit };
+}
+
+async function fetchImage(stack: Stack, imageUrl: string, id: string): Promise<Sample> {
   const rec = new Promise<GatewayRecord>((resolve) => {
     const r = stack.records.get(id);
     if (r) resolve(r);
@@ -311,6 +318,12 @@ function table(stack: Stack, results: Map<string, Sample[]>): string {
     const render = median(s.map((x) => x.render));
     const over = median(s.map((x) => x.wall - x.render));
     const target = 2 + 0.05 * render;
+    if (c.endsWith(' hit')) {
+      // the same picture from the renderer's cache: the path's cost for these bytes without a render
+      const p = (k: keyof Sample) => f1(median(s.map((x) => x[k])));
+      rows.push(`| ${c} | | ${p('wall')} | ${f1(render)} | ${f1(over)} | | ${p('recvToGrant')} | ${p('grpcBeforeHeader')} | ${p('headerToLast')} | ${p('lastToFinish')} | ${p('client')} | |`);
+      continue;
+    }
     const p = (k: keyof Sample) => f1(median(s.map((x) => x[k])));
     rows.push(
       `| ${c} | ${Math.round(median(s.map((x) => x.bytes)) / 1024)} KiB | ${p('wall')} | ${f1(render)} | **${f1(over)}** ${over <= target ? '✔' : '✘'} | ${f1(target)} | ${p('recvToGrant')} | ${p('grpcBeforeHeader')} | ${p('headerToLast')} | ${p('lastToFinish')} | ${p('client')} | ${p('rendererLogMs')} |`,
@@ -337,13 +350,17 @@ async function drive(): Promise<void> {
     const results = stacks.map(() => new Map<string, Sample[]>());
     for (const [f, w] of cases) {
       for (let i = 0; i < WARMUP; i++) for (const s of stacks) await download(s, f, w);
-      for (const r of results) r.set(`${f} ${w}`, []);
+      for (const r of results) r.set(`${f} ${w}`, []).set(`${f} ${w} hit`, []);
     }
     for (let round = 0; round < N; round++) {
       for (const [f, w] of cases) {
         const order = stacks.map((_, i) => i);
         if (round % 2) order.reverse();
-        for (const i of order) results[i]!.get(`${f} ${w}`)!.push(await download(stacks[i]!, f, w));
+        for (const i of order) {
+          const { miss, hit } = await download(stacks[i]!, f, w);
+          results[i]!.get(`${f} ${w}`)!.push(miss);
+          results[i]!.get(`${f} ${w} hit`)!.push(hit);
+        }
       }
     }
     for (let i = 0; i < stacks.length; i++) console.log(`\n${table(stacks[i]!, results[i]!)}`);

@@ -171,21 +171,14 @@ export function imageRoutes(deps: ImageRouteDeps): Router {
         return;
       }
       try {
+        // The body is written as it comes, without waiting for 'drain' between chunks: the render
+        // client has read the whole picture already (render-client.ts), so waiting only spread the
+        // writes over an event-loop turn each (a 1 MiB png: 17) and held nothing less in memory
         for (;;) {
           const next = await it.next();
           if (next.done) break;
           if (gone.aborted) break;
-          if (!res.write(next.value)) {
-            await new Promise<void>((resolve) => {
-              const done = () => {
-                res.off('drain', done);
-                gone.removeEventListener('abort', done);
-                resolve();
-              };
-              res.once('drain', done);
-              gone.addEventListener('abort', done, { once: true });
-            });
-          }
+          res.write(next.value);
         }
       } finally {
         if (gone.aborted) await it.return?.();
