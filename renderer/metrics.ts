@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { isServiceError } from '../shared/errors.ts';
 import type { Compositor } from './backends/backend.ts';
+import type { BackendReport } from './backends/select.ts';
 import type { RenderQueue } from './render-queue.ts';
 import type { RenderService } from './render-service.ts';
 import type { LevelFiles } from './assets/level-files.ts';
@@ -18,7 +19,7 @@ export interface RendererMetrics {
  * RESOURCE_EXHAUSTED refusals, and the backend in use as an info metric (gl/cpu, GL renderer string).
  * It wraps `service.render` once; the render path itself knows nothing of metrics.
  */
-export function instrumentRenderer(deps: { service: RenderService; queue: RenderQueue; backend: Compositor; levelFiles?: LevelFiles | null }): RendererMetrics {
+export function instrumentRenderer(deps: { service: RenderService; queue: RenderQueue; backend: Compositor; backendReport: BackendReport; levelFiles?: LevelFiles | null }): RendererMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const backendName = deps.backend.name;
@@ -142,11 +143,19 @@ export function instrumentRenderer(deps: { service: RenderService; queue: Render
   }
   const info = new Gauge({
     name: 'renderer_backend_info',
-    help: 'The compositing backend in use (always 1): backend gl or cpu, and the GL renderer string or cpu description',
-    labelNames: ['backend', 'renderer'],
+    help: 'The compositing backend in use (always 1): backend gl or cpu, the GL renderer string or cpu description, RENDER_BACKEND (choice) and whether auto measured',
+    labelNames: ['backend', 'renderer', 'choice', 'measured'],
     registers: [registry],
   });
-  info.set({ backend: backendName, renderer: deps.backend.description.slice(0, 200) }, 1);
+  const r = deps.backendReport;
+  info.set({ backend: backendName, renderer: deps.backend.description.slice(0, 200), choice: r.choice, measured: r.measured.length ? 'true' : 'false' }, 1);
+  const probe = new Gauge({
+    name: 'renderer_backend_composite_ms',
+    help: "RENDER_BACKEND=auto's start-up measurement: median composite time per candidate backend and picture, ms (refused: the candidate may not be chosen)",
+    labelNames: ['backend', 'picture', 'refused'],
+    registers: [registry],
+  });
+  for (const m of r.measured) for (const [picture, ms] of Object.entries(m.ms)) probe.set({ backend: m.backend, picture, refused: m.refused ? 'true' : 'false' }, ms);
 
   const original = deps.service.render.bind(deps.service);
   deps.service.render = async (raw, opts) => {

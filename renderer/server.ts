@@ -7,7 +7,8 @@ import { RENDER_SERVICE_NAME, loadRenderPackageDefinition, renderGrpcObject } fr
 import { AssetStore } from './assets/asset-store.ts';
 import { LevelFiles } from './assets/level-files.ts';
 import type { Compositor } from './backends/backend.ts';
-import { createCompositor } from './backends/select.ts';
+import { createCompositor, type BackendReport } from './backends/select.ts';
+import { probePictures } from './backend-probe.ts';
 import { renderHandlers } from './grpc/handlers.ts';
 import { RenderQueue } from './render-queue.ts';
 import { RenderService } from './render-service.ts';
@@ -30,6 +31,7 @@ export interface RendererInternals {
   service: RenderService;
   store: AssetStore;
   backend: Compositor;
+  backendReport: BackendReport;
   queue: RenderQueue;
   levelFiles: LevelFiles | null;
 }
@@ -47,18 +49,20 @@ export async function startRendererServer(opts: {
   const { config, logger } = opts;
   const layerBytes = Math.floor(config.cacheBytes * LAYER_CACHE_SHARE);
   const queue = new RenderQueue(config.workers, config.queueMax);
-  const backend = await createCompositor({
+  // a directory that cannot be used is logged and leaves the renderer without level files, never without renders
+  const levelFiles = config.levelFiles ? await LevelFiles.open({ dir: config.levelFiles.dir, budgetBytes: config.levelFiles.bytes, logger }) : null;
+  // the shadowed base only serves the cpu kernel: made unless gl is forced, and no longer once auto has chosen gl
+  const store = new AssetStore({ dir: config.assetsDir, cacheBytes: layerBytes, logger, shadowedBase: config.backend !== 'gl', levelFiles });
+  const { loaded } = await store.init();
+  const { compositor: backend, report: backendReport } = await createCompositor({
     choice: config.backend,
     workers: config.workers,
     logger,
     // the composite runs inside the queue: alone means nobody else running or waiting
     alone: () => queue.running <= 1 && queue.queued === 0,
+    probe: (reference) => probePictures({ store, sets: loaded, reference }),
   });
-  // the shadowed base only serves the cpu kernel; with gl it would take layer budget for nothing
-  // a directory that cannot be used is logged and leaves the renderer without level files, never without renders
-  const levelFiles = config.levelFiles ? await LevelFiles.open({ dir: config.levelFiles.dir, budgetBytes: config.levelFiles.bytes, logger }) : null;
-  const store = new AssetStore({ dir: config.assetsDir, cacheBytes: layerBytes, logger, shadowedBase: backend.name === 'cpu', levelFiles });
-  const { loaded } = await store.init();
+  if (backend.name === 'gl') store.stopShadowedBase();
   store.onEvict = (key) => backend.forget?.(key);
   const service = new RenderService({
     store,
@@ -70,7 +74,7 @@ export async function startRendererServer(opts: {
   // before the port opens (the gateway's embedded mode waits for it; a readiness probe waits for SERVING
   // below), and before the metrics wrap the service, so the warm-up's renders are not counted as customers'
   const warm = config.warmUp ? await warmUp({ service, store, sets: loaded, logger }) : null;
-  opts.onInternals?.({ service, store, backend, queue, levelFiles });
+  opts.onInternals?.({ service, store, backend, backendReport, queue, levelFiles });
 
   let draining = false;
   const server = new grpc.Server({
@@ -82,7 +86,7 @@ export async function startRendererServer(opts: {
     'grpc.max_connection_age_grace_ms': 60_000,
   });
   const { RenderService: svc } = renderGrpcObject();
-  server.addService(svc.service, renderHandlers({ service, logger, isDraining: () => draining }) as unknown as grpc.UntypedServiceImplementation);
+  server.addService(svc.service, renderHandlers({ service, logger, isDraining: () => draining, backendReport }) as unknown as grpc.UntypedServiceImplementation);
   // NOT_SERVING until the gRPC warm-up below is done: a readiness probe waits for it
   const initial = warm?.request ? 'NOT_SERVING' : 'SERVING';
   const health = new HealthImplementation({ '': initial, [RENDER_SERVICE_NAME]: initial });
@@ -96,7 +100,7 @@ export async function startRendererServer(opts: {
   );
   if (warm?.request) await warmUpGrpc({ host: config.host, port, request: warm.request, logger });
   // after the warm-up, whose renders are not customers'
-  const metrics = instrumentRenderer({ service, queue, backend, levelFiles });
+  const metrics = instrumentRenderer({ service, queue, backend, backendReport, levelFiles });
   health.setStatus('', 'SERVING');
   health.setStatus(RENDER_SERVICE_NAME, 'SERVING');
   logger.info(

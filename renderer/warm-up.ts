@@ -102,7 +102,7 @@ export async function warmUpGrpc(deps: { host: string; port: number; request: Re
 }
 
 /** The first set (in the order given) with a view; among its views the first with a plate and a shadow, else its first. */
-async function pickView(store: AssetStore, sets: readonly string[]): Promise<{ set: string; view: ViewId; width: number; coverage: boolean } | null> {
+export async function pickView(store: AssetStore, sets: readonly string[]): Promise<{ set: string; view: ViewId; width: number; coverage: boolean } | null> {
   for (const id of sets) {
     const meta = await store.getSet(id).catch(() => null);
     if (!meta) continue;

@@ -38,6 +38,7 @@ type Unary = (req: unknown, meta: { deadline: Date }, cb: (err: unknown, res: ne
 type RenderStub = grpc.Client & {
   Render(req: unknown, metadata: grpc.Metadata, opts: { deadline: Date }): grpc.ClientReadableStream<unknown>;
   DescribeSet: Unary;
+  DescribeRenderer: Unary;
 };
 type HealthStub = grpc.Client & { Check: Unary };
 type AnyClientCtor = new (address: string, creds: grpc.ChannelCredentials, options?: grpc.ChannelOptions) => grpc.Client;
@@ -112,10 +113,33 @@ export interface SetDescription {
   views: Record<ViewId, ViewDescription>;
 }
 
+/** render.proto RendererInfo, as the renderer answers DescribeRenderer. */
+export interface RendererDescription {
+  backend: string;
+  description: string;
+  choice: string;
+  reason: string;
+  measured: {
+    backend: string;
+    description: string;
+    composite_ms: Record<string, number>;
+    total_ms: number;
+    refused: boolean;
+    refused_reason: string;
+    parity_max_diff: number;
+    parity_psnr_db: number;
+  }[];
+  measure_ms: number;
+  probe_set: string;
+  probe_view: string;
+}
+
 export interface RendererClient {
   render(req: RenderRequest, opts: RenderCallOptions): Promise<RenderStream>;
   describeSet(id: string, opts?: { deadlineMs?: number }): Promise<SetDescription>;
   health(opts?: { deadlineMs?: number }): Promise<boolean>;
+  /** Which compositor a renderer runs and why (the first address that answers). */
+  describeRenderer(opts?: { deadlineMs?: number }): Promise<RendererDescription>;
   /** Every address has failed since it last answered (a restart, an outage): renders wait or fail now. */
   unreachable(): boolean;
   close(): void;
@@ -499,6 +523,13 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
         }
       }
       return false;
+    },
+
+    async describeRenderer(o = {}) {
+      const deadline = new Date(Date.now() + (o.deadlineMs ?? 2000));
+      return withFailover(deadline.getTime(), undefined, (c) =>
+        new Promise<RendererDescription>((resolve, reject) => c.render.DescribeRenderer({}, { deadline }, (err: unknown, r: never) => (err ? reject(err) : resolve(r)))),
+      );
     },
 
     unreachable() {

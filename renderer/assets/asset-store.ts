@@ -76,7 +76,10 @@ export class AssetStore {
   /** Called when layers leave the cache (the gl backend drops its textures of them). */
   onEvict: ((key: string) => void) | null = null;
 
+  private shadowedBase: boolean;
+
   constructor(private readonly opts: AssetStoreOptions) {
+    this.shadowedBase = opts.shadowedBase !== false;
     this.recheckMs = opts.recheckMs ?? 1000;
     // This store is the cache of decoded layers. libvips' operation cache would keep a second copy
     // of each decoded file (up to 50 MB by default) and the renderer's pictures are raw buffers it
@@ -90,6 +93,14 @@ export class AssetStore {
         this.onEvict?.(key);
       },
     });
+  }
+
+  /**
+   * Levels made from now on have no shadowed base (the cpu kernel's): the backend chosen at start is
+   * gl. Levels already made keep theirs; level files are told apart by it (levelFileSpec).
+   */
+  stopShadowedBase(): void {
+    this.shadowedBase = false;
   }
 
   get dir(): string {
@@ -226,7 +237,7 @@ export class AssetStore {
       if (footprint === 1) {
         // the files as they were when their decode began: every level made from this one carries it
         const source = levelFiles ? await this.sourceDigest(v, files()) : null;
-        const l = await decodeLayerFiles(key, files(), v.lightDepth, v.width, v.height, { shadowedBase: this.opts.shadowedBase });
+        const l = await decodeLayerFiles(key, files(), v.lightDepth, v.width, v.height, { shadowedBase: this.shadowedBase });
         return source ? { ...l, source } : l;
       }
       const parent = await this.level(set, viewId, footprint === 1.5 ? 1 : footprint / 2);
@@ -271,7 +282,7 @@ export class AssetStore {
       shadow: v.shadow,
       coverage: v.coverage,
       level: { footprint, fullWidth: v.width, fullHeight: v.height },
-      shadowedBase: this.opts.shadowedBase !== false,
+      shadowedBase: this.shadowedBase,
     };
   }
 

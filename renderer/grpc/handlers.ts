@@ -1,3 +1,4 @@
+import type { BackendReport } from '../backends/select.ts';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../shared/logger.ts';
 import { ServiceError, toServiceError } from '../../shared/errors.ts';
@@ -28,7 +29,30 @@ function deadlineOf(call: grpc.ServerWritableStream<unknown, unknown> | grpc.Ser
 }
 
 /** The vehicle.render.v1.RenderService handlers over the transport-free RenderService. */
-export function renderHandlers(deps: { service: RenderService; logger: Logger; isDraining: () => boolean }) {
+/** The wire form of how the backend was chosen (render.proto RendererInfo). */
+export function rendererInfo(r: BackendReport): Record<string, unknown> {
+  return {
+    backend: r.backend,
+    description: r.description,
+    choice: r.choice,
+    reason: r.reason,
+    measured: r.measured.map((m) => ({
+      backend: m.backend,
+      description: m.description,
+      composite_ms: m.ms,
+      total_ms: m.totalMs,
+      refused: m.refused !== null,
+      refused_reason: m.refused ?? '',
+      parity_max_diff: m.parity?.maxDiff ?? 0,
+      parity_psnr_db: m.parity && Number.isFinite(m.parity.psnr) ? m.parity.psnr : 0,
+    })),
+    measure_ms: r.measureMs,
+    probe_set: r.probe?.set ?? '',
+    probe_view: r.probe?.view ?? '',
+  };
+}
+
+export function renderHandlers(deps: { service: RenderService; logger: Logger; isDraining: () => boolean; backendReport: BackendReport }) {
   const { service, logger } = deps;
   return {
     async Render(call: grpc.ServerWritableStream<WireRenderRequest, unknown>) {
@@ -90,6 +114,10 @@ export function renderHandlers(deps: { service: RenderService; logger: Logger; i
         logger.info({ requestId, set: call.request?.asset_set, code: se.code, cancelled, ms: Math.round(performance.now() - t0) }, 'render failed');
         if (!cancelled) call.emit('error', grpcError(se));
       }
+    },
+
+    DescribeRenderer(_call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) {
+      callback(null, rendererInfo(deps.backendReport));
     },
 
     async DescribeSet(call: grpc.ServerUnaryCall<{ id: string }, unknown>, callback: grpc.sendUnaryData<unknown>) {
