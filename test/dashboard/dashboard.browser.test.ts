@@ -127,6 +127,12 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
     await page.waitForURL(`${base}/dashboard/${ROUTES[name]}`);
   };
   const heading = () => page.getByRole('heading', { level: 1 }).innerText();
+  /** The text a select shows: its selected option's, '' when none is selected (what a member sees as a blank field). */
+  const shownIn = (label: string) =>
+    page.getByLabel(label, { exact: true }).evaluate((el) => {
+      const select = el as unknown as { selectedIndex: number; options: ArrayLike<{ text: string }> };
+      return select.selectedIndex < 0 ? '' : select.options[select.selectedIndex]!.text.trim();
+    });
 
   before(async function () {
     this.timeout(300_000);
@@ -338,21 +344,47 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
       if (u.pathname.startsWith('/dashboard/api/v1/')) billed.push(u.pathname.slice('/dashboard/api'.length));
     };
     page.on('request', onRequest);
+    // the makes' answer is held until the selects have been read while it is on its way
+    let releaseMakes!: () => void;
+    const makesHeld = new Promise<void>((r) => (releaseMakes = r));
+    await page.route('**/dashboard/api/v1/makes', async (route) => {
+      await makesHeld;
+      await route.continue();
+    });
     await goTo('Playground');
     expect(await page.getByText('against your monthly quota').count()).to.be.greaterThan(0);
+    // every select shows its placeholder before it can be used, none is blank
+    await eventually(async () => {
+      expect(await shownIn('Make')).to.equal('Loading…');
+    });
+    expect(await shownIn('Model')).to.equal('Choose a make first');
+    expect(await shownIn('Year')).to.equal('Choose a model first');
+    expect(await shownIn('View')).to.equal('Choose a vehicle first');
+    releaseMakes();
     await eventually(async () => {
       expect(await page.getByLabel('Make').locator('option[value="aurelia"]').count()).to.equal(1);
     });
+    await page.unroute('**/dashboard/api/v1/makes');
+    expect(await shownIn('Make')).to.equal('Choose a make');
+    expect(await shownIn('Model')).to.equal('Choose a make first');
+    expect(await shownIn('Year')).to.equal('Choose a model first');
     await page.waitForTimeout(300);
     expect(billed.sort(), 'opening the page').to.deep.equal(['/v1/colors', '/v1/makes']);
     await page.getByLabel('Make').selectOption('aurelia');
     await eventually(async () => {
       expect(await page.getByLabel('Model').locator('option[value="vento"]').count()).to.equal(1);
     });
+    expect(await shownIn('Model')).to.equal('Choose a model');
+    expect(await shownIn('Year')).to.equal('Choose a model first');
     await page.waitForTimeout(200);
     expect(billed.slice(2), 'choosing a make: its models, nothing picked for the member').to.deep.equal(['/v1/makes/aurelia/models']);
     await page.getByLabel('Model').selectOption('vento');
+    expect(await shownIn('Year')).to.equal('Choose a year');
     await page.getByLabel('Year').selectOption('2024');
+    await eventually(async () => {
+      expect(await shownIn('Variant')).to.equal('Choose a variant');
+    });
+    expect(await shownIn('View')).to.equal('Choose a vehicle first');
     await page.getByLabel('Variant').selectOption('gt');
     await eventually(async () => {
       expect(billed.length).to.equal(5);

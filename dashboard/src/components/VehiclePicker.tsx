@@ -15,9 +15,13 @@ export interface PickedVehicle {
 }
 
 /**
- * Make › model › year › variant as labelled selects; each choice loads the next step and picks its first
- * entry. A year with one visible vehicle answers its views at once and shows no variant select. A newer
- * choice wins over answers still on their way (the generation counter).
+ * Make › model › year › variant as labelled selects, each showing its placeholder until chosen: a
+ * disabled option is never selected by the browser on its own, so a select whose only option is the
+ * placeholder would show nothing unless the placeholder is marked selected.
+ *
+ * Each choice loads the next step and picks its first entry. A year with one visible vehicle answers
+ * its views at once and shows no variant select. A newer choice wins over answers still on their way
+ * (the generation counter).
  */
 export function VehiclePicker({ api, onPicked }: { api: ApiClient; onPicked: (v: PickedVehicle | null) => void }) {
   const [makes, setMakes] = useState<NamedRef[]>([]);
@@ -107,7 +111,7 @@ export function VehiclePicker({ api, onPicked }: { api: ApiClient; onPicked: (v:
         <div class="field">
           <label for="pg-make">Make</label>
           <select id="pg-make" value={make} onChange={(e) => void chooseMake(e.currentTarget.value)}>
-            <option value="" disabled>
+            <option value="" disabled selected={make === ''}>
               {makesState === 'loading' ? 'Loading…' : makesState === 'failed' ? 'Not loaded' : 'Choose a make'}
             </option>
             {makes.map((m) => (
@@ -124,7 +128,7 @@ export function VehiclePicker({ api, onPicked }: { api: ApiClient; onPicked: (v:
         <div class="field">
           <label for="pg-model">Model</label>
           <select id="pg-model" value={model} disabled={models.length === 0} onChange={(e) => void chooseModel(make, e.currentTarget.value)}>
-            <option value="" disabled>
+            <option value="" disabled selected={model === ''}>
               {make ? 'Choose a model' : 'Choose a make first'}
             </option>
             {models.map((m) => (
@@ -144,7 +148,7 @@ export function VehiclePicker({ api, onPicked }: { api: ApiClient; onPicked: (v:
             disabled={years.length === 0}
             onChange={(e) => void chooseYear(make, model, Number(e.currentTarget.value))}
           >
-            <option value="" disabled>
+            <option value="" disabled selected={year === null}>
               {model ? 'Choose a year' : 'Choose a model first'}
             </option>
             {years.map((y) => (
@@ -158,7 +162,7 @@ export function VehiclePicker({ api, onPicked }: { api: ApiClient; onPicked: (v:
           <div class="field">
             <label for="pg-variant">Variant</label>
             <select id="pg-variant" value={variant} onChange={(e) => year !== null && void chooseVariant(make, model, year, e.currentTarget.value)}>
-              <option value="" disabled>
+              <option value="" disabled selected={variant === ''}>
                 Choose a variant
               </option>
               {variants.map((v) => (
