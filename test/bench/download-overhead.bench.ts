@@ -29,10 +29,11 @@
  * BENCH_BEFORE=<commit>: a second renderer and gateway from that commit (`git archive` into a temporary
  * directory, this checkout's node_modules and assets linked in), measured in the same run, download by
  * download alternately (which goes first turns each round): a before/after side by side. The commit
- * must report render_ms (from the commit that added this bench on).
+ * must report render_ms (from the commit that added this bench on). BENCH_AFTER=<commit>: the other
+ * stack from that commit too, instead of this checkout (whose uncommitted changes would count).
  *
  * Knobs (environment): BENCH_N downloads a case (10), BENCH_WARMUP unmeasured downloads a case (2),
- * BENCH_FORMATS (webp,png,jpeg), BENCH_WIDTHS (1600,2400), BENCH_VIEW (front_left), BENCH_BEFORE.
+ * BENCH_FORMATS (webp,png,jpeg), BENCH_WIDTHS (1600,2400), BENCH_VIEW (front_left), BENCH_BEFORE, BENCH_AFTER.
  */
 import { execSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import diagnostics from 'node:diagnostics_channel';
@@ -52,6 +53,7 @@ const FORMATS = (env.BENCH_FORMATS ?? 'webp,png,jpeg').split(',');
 const WIDTHS = (env.BENCH_WIDTHS ?? '1600,2400').split(',').map(Number);
 const VIEW = env.BENCH_VIEW ?? 'front_left';
 const BEFORE = env.BENCH_BEFORE || null;
+const AFTER = env.BENCH_AFTER || null;
 
 /** One download's parts as the gateway saw them (performance.now() of the gateway process). */
 interface GatewayRecord {
@@ -186,8 +188,8 @@ async function freePort(): Promise<number> {
 }
 
 /** The tree of BENCH_BEFORE in a temporary directory, with this checkout's node_modules and assets. */
-function beforeTree(commit: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dl-bench-before-'));
+function commitTree(commit: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `dl-bench-${commit.slice(0, 12)}-`));
   execSync(`git archive ${commit} -- . ':(exclude)assets' | tar -x -C ${dir}`, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   fs.symlinkSync(path.join(ROOT, 'assets'), path.join(dir, 'assets'));
@@ -329,21 +331,22 @@ function table(stack: Stack, results: Map<string, Sample[]>): string {
       `| ${c} | ${Math.round(median(s.map((x) => x.bytes)) / 1024)} KiB | ${p('wall')} | ${f1(render)} | **${f1(over)}** ${over <= target ? '✔' : '✘'} | ${f1(target)} | ${p('recvToGrant')} | ${p('grpcBeforeHeader')} | ${p('headerToLast')} | ${p('lastToFinish')} | ${p('client')} | ${p('rendererLogMs')} |`,
     );
   }
-  return `${stack.name} (${stack.root === ROOT ? 'this checkout' : stack.root}), p50 of ${N} misses a case, ms:\n${rows.join('\n')}`;
+  return `${stack.name}, p50 of ${N} misses a case, ms:\n${rows.join('\n')}`;
 }
 
 async function drive(): Promise<void> {
   const commit = execSync('git rev-parse --short HEAD', { cwd: ROOT }).toString().trim();
-  const dirty = execSync('git status --porcelain -- shared gateway renderer proto', { cwd: ROOT }).toString().trim() ? ' (with uncommitted changes)' : '';
+  const dirty = !AFTER && execSync('git status --porcelain -- shared gateway renderer proto', { cwd: ROOT }).toString().trim() ? ' (with uncommitted changes)' : '';
   const cpu = os.cpus()[0]?.model ?? '?';
   console.log(`bench:download on ${commit}${dirty}; ${os.cpus().length} × ${cpu}; Node ${process.version}; load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   const stacks: Stack[] = [];
-  let beforeDir: string | null = null;
+  const trees: string[] = [];
   try {
-    stacks.push(await startStack('after', ROOT));
+    if (AFTER) trees.push(commitTree(AFTER));
+    stacks.push(await startStack(AFTER ? `after ${AFTER}` : 'this checkout', trees[0] ?? ROOT));
     if (BEFORE) {
-      beforeDir = beforeTree(BEFORE);
-      stacks.unshift(await startStack(`before ${BEFORE}`, beforeDir));
+      trees.push(commitTree(BEFORE));
+      stacks.unshift(await startStack(`before ${BEFORE}`, trees.at(-1)!));
     }
     const cases: [string, number][] = [];
     for (const w of WIDTHS) for (const f of FORMATS) cases.push([f, w]);
@@ -371,7 +374,7 @@ async function drive(): Promise<void> {
       s.gateway.send('close');
       s.renderer.kill('SIGTERM');
     }
-    if (beforeDir) fs.rmSync(beforeDir, { recursive: true, force: true });
+    for (const t of trees) fs.rmSync(t, { recursive: true, force: true });
   }
 }
 
