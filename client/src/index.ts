@@ -45,6 +45,12 @@ export interface ClientOptions {
   maxRetryDelayMs?: number;
   /** Called before each retry (logging, metrics). */
   onRetry?: (info: { attempt: number; delayMs: number; status: number; url: string }) => void;
+  /**
+   * How the wait before a retry is spent (default: a timer, ended early by the request's abort
+   * signal). A scheduler with a clock of its own, or a test that moves the server's clock instead of
+   * waiting a minute, passes its own.
+   */
+  sleep?: (ms: number, signal: AbortSignal | null) => Promise<void>;
 }
 
 export interface DownloadedImage {
@@ -88,7 +94,7 @@ export function retryDelayMs(headers: Headers): number {
   return seconds * 1000;
 }
 
-const sleep = (ms: number, signal?: AbortSignal | null) =>
+const timerSleep = (ms: number, signal: AbortSignal | null) =>
   new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const t = setTimeout(() => {
@@ -103,8 +109,9 @@ const sleep = (ms: number, signal?: AbortSignal | null) =>
   });
 
 /** A fetch that retries 429 answers (GET and HEAD only: the service's calls are all reads). */
-export function retryingFetch(opts: Pick<ClientOptions, 'fetch' | 'maxRetries' | 'maxRetryDelayMs' | 'onRetry'> = {}): (input: Request) => Promise<Response> {
+export function retryingFetch(opts: Pick<ClientOptions, 'fetch' | 'maxRetries' | 'maxRetryDelayMs' | 'onRetry' | 'sleep'> = {}): (input: Request) => Promise<Response> {
   const inner = opts.fetch ?? globalThis.fetch;
+  const sleep = opts.sleep ?? timerSleep;
   const maxRetries = opts.maxRetries ?? 3;
   const maxDelay = opts.maxRetryDelayMs ?? 60_000;
   return async (request) => {
@@ -117,7 +124,7 @@ export function retryingFetch(opts: Pick<ClientOptions, 'fetch' | 'maxRetries' |
       const delayMs = delay + Math.floor(Math.random() * Math.min(250, delay / 10 + 1));
       await res.body?.cancel();
       opts.onRetry?.({ attempt: attempt + 1, delayMs, status: res.status, url: request.url });
-      await sleep(delayMs, request.signal);
+      await sleep(delayMs, request.signal ?? null);
     }
   };
 }

@@ -1,18 +1,20 @@
 /**
  * The typed client against a live gateway (port 0, the suite's backend, a real cpu renderer): the
  * example script walks the catalog and writes a real picture (decoded here); typed errors carry the
- * service's code and request id; a 429 is retried after the wait the gateway names, and a wait
- * beyond the cap (a spent monthly quota) is not.
+ * service's code and request id; a 429 is retried after the wait the gateway names (spent by moving
+ * the gateway's limits clock, not the wall clock), and a wait beyond the cap (a spent monthly quota) is not.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import sharp from 'sharp';
-import { ApiError, createClient, parseRateLimitReset, parseRetryAfter } from '../../client/src/index.ts';
+import { ApiError, createClient, parseRateLimitReset, parseRetryAfter, retryingFetch } from '../../client/src/index.ts';
 import { loadRendererConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { createGrpcImageRenderer } from '../../gateway/render/grpc-image-renderer.ts';
@@ -128,28 +130,62 @@ describe(`typed client against a live gateway (${backendLabel()})`, function () 
 
   describe('429', () => {
     it('a spent per-minute limit is retried after the gateway\'s Retry-After, and the call then succeeds', async () => {
-      // The gateway's sliding minute names a wait up to the next minute and a bit, and this test waits
-      // it for real. So its gateway's limits run on a clock 55 s into a minute: the burst's wait is then
-      // about 8 s instead of up to a minute (the refusal holds even if the burst crosses the boundary).
+      // The gateway names a wait of up to a minute. Instead of spending it, the client's sleep moves
+      // this gateway's limits clock forward by the wait it was asked for: the retry then meets the
+      // limiter exactly where a real wait would have left it, without a minute of wall clock.
       let offset = 0;
       const shifted = await startTestGateway({ renderer: null, limitsClock: () => Date.now() + offset });
       try {
         const c = await shifted.admin.customer({ rpm_limit: 20 });
-        offset = (55_000 - (Date.now() % 60_000) + 60_000) % 60_000; // set once started: starting takes seconds
         const retries: Array<{ attempt: number; delayMs: number }> = [];
-        const client = createClient({ baseUrl: shifted.url, apiKey: c.key, maxRetries: 2, maxRetryDelayMs: 90_000, onRetry: (r) => retries.push(r) });
+        const slept: number[] = [];
+        const client = createClient({
+          baseUrl: shifted.url,
+          apiKey: c.key,
+          maxRetries: 2,
+          maxRetryDelayMs: 90_000,
+          onRetry: (r) => retries.push(r),
+          sleep: async (ms) => {
+            slept.push(ms);
+            offset += ms;
+          },
+        });
         for (let i = 0; i < 20; i++) await client.colors();
         const refused = await shifted.getWithKey(c.key, '/v1/colors');
         expect(refused.status).to.equal(429);
         const announced = Number(refused.headers.get('retry-after'));
-        const started = Date.now();
+        expect(announced).to.be.within(1, 62);
         const { colors } = await client.colors();
         expect(colors.length).to.equal(8);
-        expect(retries.length).to.be.at.least(1);
+        expect(retries.length).to.equal(1);
         expect(retries[0]!.delayMs).to.be.within(announced * 1000 - 1000, announced * 1000 + 1000);
-        expect(Date.now() - started).to.be.at.least(retries[0]!.delayMs);
+        expect(slept, 'the client waited the delay it reported before retrying').to.deep.equal([retries[0]!.delayMs]);
       } finally {
         await shifted.close();
+      }
+    });
+
+    it('without a sleep of its own the client waits the Retry-After on a timer before it retries', async () => {
+      // a one-second Retry-After from a server of the test's own: the gateway's are minutes
+      let calls = 0;
+      const server = http.createServer((_req, res) => {
+        calls++;
+        if (calls === 1) res.writeHead(429, { 'Retry-After': '1', 'Content-Type': 'application/json' }).end('{"error":"rate_limited","message":"wait"}');
+        else res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"ok":true}');
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+      try {
+        const delays: number[] = [];
+        const fetchWithRetries = retryingFetch({ onRetry: (r) => delays.push(r.delayMs) });
+        const started = Date.now();
+        const res = await fetchWithRetries(new Request(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`));
+        expect(res.status).to.equal(200);
+        expect(calls).to.equal(2);
+        expect(delays).to.have.length(1);
+        expect(delays[0]!).to.be.within(1000, 1250);
+        expect(Date.now() - started).to.be.at.least(delays[0]!);
+      } finally {
+        server.close();
       }
     });
 
