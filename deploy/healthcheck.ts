@@ -1,7 +1,8 @@
 /**
  * Container HEALTHCHECK without curl or wget in the image: `node deploy/healthcheck.js gateway` asks the
  * gateway's GET /healthz on PORT; `node deploy/healthcheck.js renderer` asks the renderer's
- * grpc.health.v1 Check on RENDERER_PORT. Exit 0 when healthy, 1 otherwise (within 4 s).
+ * grpc.health.v1 Check on RENDERER_PORT, then prints the backend it chose (DescribeRenderer). Exit 0 when
+ * healthy, 1 otherwise (within 4 s).
  */
 import http from 'node:http';
 import { createRendererClient } from '../shared/render-client.ts';
@@ -26,10 +27,13 @@ if (role === 'gateway') {
   const port = Number(process.env.RENDERER_PORT ?? 50051);
   const client = createRendererClient({ addresses: `127.0.0.1:${port}` });
   client.health().then(
-    (ok) => {
+    async (ok) => {
+      if (!ok) fail('not serving');
+      // which compositor this renderer chose, and why: docker inspect shows this line in its Health log
+      const info = await client.describeRenderer({ deadlineMs: 1000 }).catch(() => null);
       client.close();
-      if (ok) process.exit(0);
-      fail('not serving');
+      console.log(info ? `serving: backend ${info.backend} (${info.description}); ${info.reason}` : 'serving');
+      process.exit(0);
     },
     (e: Error) => fail(e.message),
   );

@@ -12,13 +12,9 @@ if [ "$node_ok" != 1 ]; then
   exit 1
 fi
 
-# The gl backend runs on Vulkan (Mesa's lavapipe without a GPU). Without it the renderer serves the
-# same pictures from its cpu backend, so this step is best effort.
-if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && ! dpkg -s mesa-vulkan-drivers >/dev/null 2>&1; then
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mesa-vulkan-drivers libvulkan1 >/dev/null) \
-    || echo "note: could not install Mesa Vulkan; the renderer will use its cpu backend"
-fi
-
+# No system packages: without a GPU the renderer's auto backend composites on its cpu backend, which
+# is 50-100x faster than Mesa's software Vulkan (lavapipe) would be; a GPU host brings its own driver.
+# Only the studio's baker needs a Vulkan driver on a machine without a GPU (docs/studio.md).
 npm ci --no-audit --no-fund
 # the renderer keeps the levels it builds on disk beside the embedded database, so a restart renders
 # its first pictures in milliseconds (docs/renderer.md, "Level files"); LEVEL_CACHE_DIR= turns that off

@@ -21,6 +21,7 @@ import type { CompositeJob, Compositor, RgbImage } from '../renderer/backends/ba
 import { CpuCompositor } from '../renderer/backends/cpu/cpu-backend.ts';
 import { combineDifferences, compareImages, describeDifference, withinParity, type ImageDifference } from '../renderer/backends/parity.ts';
 import { createCompositor, type BackendReport } from '../renderer/backends/select.ts';
+import { measureCompositors } from '../renderer/backends/measure.ts';
 import { probePictures } from '../renderer/backend-probe.ts';
 import { encodeImage } from '../renderer/encode/encode.ts';
 import type { RenderContext } from '../renderer/pipeline/context.ts';
@@ -104,10 +105,26 @@ section("auto's choice (RENDER_BACKEND=auto, as the renderer starts)");
   printReport(report);
   results.auto = report;
   await compositor.close();
+  if (glOk && report.measured.length === 0) {
+    // auto did not measure (a software rasterizer): what it would have measured, and what that cost
+    const cpu = await CpuCompositor.create({ workers: 0, logger: quiet });
+    const t = performance.now();
+    const pictures = await probePictures({ store, sets: [setId], reference: cpu });
+    const measured = pictures ? await measureCompositors([cpu, gl], pictures.jobs) : [];
+    const cost = Math.round(performance.now() - t);
+    console.log("what auto would have measured, had it measured (the layers' decode included):");
+    printMeasured({ measured, measureMs: cost });
+    results.measuredAnyway = { measured, ms: cost };
+    await cpu.close();
+  }
 }
 
 function printReport(r: BackendReport): void {
   console.log(`chose ${r.backend}: ${r.reason}`);
+  printMeasured(r);
+}
+
+function printMeasured(r: Pick<BackendReport, 'measured' | 'measureMs'>): void {
   for (const m of r.measured) {
     const figures = Object.entries(m.ms).map(([k, v]) => `${k} ${ms(v)}`).join(', ');
     console.log(`  ${m.backend.padEnd(4)} ${figures}${m.parity ? `; parity ${describeDifference(m.parity)}` : ''}${m.refused ? `; refused: ${m.refused}` : ''}`);

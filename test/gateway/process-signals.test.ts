@@ -202,13 +202,14 @@ describe('processes: SIGTERM drains and exits 0', function () {
     };
     const hc = spawnSync(process.execPath, [path.join(dist, 'deploy', 'healthcheck.js'), 'renderer'], { env: { RENDERER_PORT: String(port) }, encoding: 'utf8' });
     expect(hc.status, hc.stderr).to.equal(0);
+    expect(hc.stdout).to.match(/^serving: backend cpu \(cpu kernel[^)]*\); RENDER_BACKEND=cpu$/m);
     await render(400);
     await render(400); // a cache hit
     const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     expect(text).to.contain('renderer_render_duration_seconds_count{backend="cpu",format="png",cache="miss",outcome="ok"} 1');
     expect(text).to.contain('renderer_render_duration_seconds_count{backend="cpu",format="png",cache="hit",outcome="ok"} 1');
     expect(text).to.contain('renderer_render_cache_hit_ratio 0.5');
-    expect(text).to.match(/renderer_backend_info\{backend="cpu",renderer="[^"]+"\} 1/);
+    expect(text).to.match(/renderer_backend_info\{backend="cpu",renderer="[^"]+",choice="cpu",measured="false"\} 1/);
     for (const m of ['renderer_queue_depth 0', 'renderer_renders_in_flight 0', 'renderer_resource_exhausted_total 0', 'renderer_workers 1']) expect(text).to.contain(m);
     expect(text).to.match(/renderer_render_duration_seconds_bucket\{le="15",/);
 
