@@ -695,6 +695,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Model Context Protocol (Streamable HTTP)
+         * @description One JSON-RPC message of the Model Context Protocol (initialize, tools/list, tools/call, …), answered as JSON; stateless, so any instance answers any message and GET (a session's event stream) is 405. Send `Accept: application/json, text/event-stream` (MCP clients do). The key is `x-api-key`, or `Authorization: Bearer <key>` for clients that only send bearer tokens; only its presence is checked here. Tools: list_makes, list_models, list_years, get_vehicle, search_vehicles, render_image, list_colors, list_views, get_usage (README, docs/api.md). Each tool call is one `/v1` call with the caller's key, made by the gateway to itself: the key, ban, contract and limits are checked and the call is counted exactly as that `/v1` call; its `{error, message}` comes back as a tool error (`isError`) with the same text. Listing tools and initializing call nothing and are not counted.
+         */
+        post: operations["mcp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3307,6 +3327,123 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    mcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    jsonrpc: "2.0";
+                    id?: string | number;
+                    method?: string;
+                    params?: Record<string, never>;
+                    result?: Record<string, never>;
+                    error?: Record<string, never>;
+                };
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC answer. A tool's result is `{ content: [{ type: "text", text }] }` with the `/v1` answer as JSON text, or with `isError: true` and the API's `{"error", "message"}` as the text. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id?: string | number;
+                        method?: string;
+                        params?: Record<string, never>;
+                        result?: Record<string, never>;
+                        error?: Record<string, never>;
+                    };
+                };
+            };
+            /** @description A notification or response from the client, accepted (no body). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is not JSON, or the query's percent-encoding is broken. (A JSON-RPC message the protocol refuses is answered by the protocol, with a JSON-RPC error.) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No key (`x-api-key` or `Authorization: Bearer`). An unknown or revoked key is refused per tool call, as a tool error `unauthorized`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Accept` does not name both `application/json` and `text/event-stream` (a JSON-RPC error body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id?: string | number;
+                        method?: string;
+                        params?: Record<string, never>;
+                        result?: Record<string, never>;
+                        error?: Record<string, never>;
+                    };
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description The body is over 64 KB (after decompression), or it inflates more than `MAX_COMPRESSION_RATIO` times. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Content-Type` is not `application/json` (a JSON-RPC error body). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id?: string | number;
+                        method?: string;
+                        params?: Record<string, never>;
+                        result?: Record<string, never>;
+                        error?: Record<string, never>;
+                    };
+                };
+            };
             500: components["responses"]["Internal"];
         };
     };

@@ -33,6 +33,7 @@ import { dashboardRoutes, type DashboardOptions } from '../dashboard/routes.ts';
 import { recordAdmittedCalls } from '../usage/record-middleware.ts';
 import { createUsageRecorder, type UsageRecorder } from '../usage/recorder.ts';
 import { vehicleImagesRoutes } from './routes/v1-vehicle-images.ts';
+import { mcpRoutes } from '../mcp/http.ts';
 
 export interface AppDeps {
   logger: Logger;
@@ -196,6 +197,9 @@ export function buildApp(deps: AppDeps): Express {
       dashboardRoutes({ ...deps.dashboard, db: deps.db, admin: deps.admin, limiter: deps.limiter, recorder: usage, repo, publicBaseUrl: deps.publicBaseUrl, v1, bodyLimits: bodyLimits.small }),
     );
   }
+
+  // MCP for AI agents: its tools are /v1 calls back to this app with the caller's key (gateway/mcp/)
+  app.use(mcpRoutes({ version: deps.version, body: bodyLimits.small }));
 
   methodNotAllowed(app.router);
   app.use(notFoundHandler);
