@@ -8,12 +8,12 @@ import type { Logger } from '../../shared/logger.ts';
 import { allocPlanes, type Planes } from './arena.ts';
 import { layersOfPlanes, type Layers, type PlaneSet } from './layers.ts';
 import type { LevelGeometry } from './reduce-layers.ts';
-import { levelCodeFingerprint } from './level-code-fingerprint.ts';
+import { levelCode } from './level-code.ts';
 
 /**
  * The file layout's version: files of another are never read (and are evicted like any other). What
  * the planes hold is checked apart from it: each file carries the fingerprint of the code that made
- * its level (level-code-fingerprint.ts), and files of other code are not read either.
+ * its level (level-code.ts), and files of other code are not read either.
  */
 export const LEVEL_FILE_VERSION = 1;
 
@@ -61,7 +61,7 @@ export interface LevelFileSpec {
 
 interface Header {
   id: string;
-  /** levelCodeFingerprint() of the process that wrote it. */
+  /** levelCode() of the process that wrote it. */
   code: string;
   width: number;
   height: number;
@@ -149,7 +149,7 @@ export class LevelFiles {
     readonly dir: string,
     readonly budget: number,
     private readonly logger: Logger,
-    /** levelCodeFingerprint(): files made by other code are other files. */
+    /** levelCode(): files made by other code are other files. */
     readonly code: string,
     private readonly rescanMs: number,
   ) {}
@@ -177,7 +177,7 @@ export class LevelFiles {
       logger.warn({ dir, node: process.version }, 'level files off: this Node.js has no zlib.crc32 (20.15 or newer has)');
       return null;
     }
-    const files = new LevelFiles(dir, Math.max(0, opts.budgetBytes), logger, opts.code ?? levelCodeFingerprint(), opts.rescanMs ?? RESCAN_MS);
+    const files = new LevelFiles(dir, Math.max(0, opts.budgetBytes), logger, opts.code ?? levelCode(), opts.rescanMs ?? RESCAN_MS);
     try {
       await fsp.mkdir(dir, { recursive: true });
       await fsp.access(dir, fs.constants.R_OK | fs.constants.W_OK | fs.constants.X_OK);

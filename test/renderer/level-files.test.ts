@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { LEVEL_FILE_VERSION, LevelFiles, WRITE_QUEUE_MAX } from '../../renderer/assets/level-files.ts';
-import { levelCodeFingerprint } from '../../renderer/assets/level-code-fingerprint.ts';
+import { levelCode } from '../../renderer/assets/level-code.ts';
 import { sharedU16, sharedU8 } from '../../renderer/assets/arena.ts';
 import { makeLayers, type Layers } from '../../renderer/assets/layers.ts';
 import { makeSyntheticSet } from '../../renderer/assets/make-synthetic-set.ts';
@@ -298,7 +298,7 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
       const assets = await testAssets();
       const dir = await tmp('level-files-');
       const a = await storeWith(assets, dir);
-      expect(a.files.code).to.equal(levelCodeFingerprint());
+      expect(a.files.code).to.equal(levelCode());
       const built = digest(await level(a.store, 320));
       await a.files.idle();
       const other = await LevelFiles.open({ dir, budgetBytes: 1 << 30, logger: quietLogger, code: 'other-code' });
@@ -316,7 +316,7 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
       };
       const theirs = (await codeOf(names[0]!)) === 'other-code' ? names[0]! : names[1]!;
       const ours = names.find((n) => n !== theirs)!;
-      expect(await codeOf(ours)).to.equal(levelCodeFingerprint());
+      expect(await codeOf(ours)).to.equal(levelCode());
       await fs.copyFile(path.join(dir, theirs), path.join(dir, ours));
       const c = await storeWith(assets, dir);
       expect(digest(await level(c.store, 320))).to.equal(built);

@@ -1,24 +1,16 @@
 import crypto from 'node:crypto';
-import sharp from 'sharp';
-import { LIGHT8_TO_LINEAR } from './light-encoding.ts';
-import { sharedU16, sharedU8 } from './arena.ts';
-import { decodeLayerFiles } from './decode-layers.ts';
-import { makeLayers, type Layers } from './layers.ts';
-import { reduceLayers } from './reduce-layers.ts';
+import { LIGHT8_TO_LINEAR } from '../../renderer/assets/light-encoding.ts';
+import { sharedU16, sharedU8 } from '../../renderer/assets/arena.ts';
+import { makeLayers, type Layers } from '../../renderer/assets/layers.ts';
+import { reduceLayers } from '../../renderer/assets/reduce-layers.ts';
 
 /**
  * What the code that makes levels does, as a digest: a small pseudo-random view (every plane, shadow
  * and coverage) made into layers and reduced by 2/3 and by half, its planes, shadowed base and runs
- * hashed, with the 8-bit light table a decode uses, the decode's own source text and the sharp and
- * libvips versions that decode the set's files. Level files carry it (level-files.ts), so a change to the reductions, the light
- * encoding or the decoder makes every earlier file stale without anyone remembering to bump a
- * version. A few milliseconds, once per process.
+ * hashed, with the 8-bit light table a decode uses. level-code.test.ts keeps it per LEVEL_CODE_VERSION.
  */
-export function levelCodeFingerprint(): string {
+export function levelCodeDigest(): string {
   const h = crypto.createHash('sha256');
-  h.update(`sharp ${sharp.versions.sharp} vips ${sharp.versions.vips}\n`);
-  // how the files are decoded: its source text (the reductions are checked by what they do, below)
-  h.update(decodeLayerFiles.toString());
   h.update(new Uint8Array(new Float64Array(LIGHT8_TO_LINEAR).buffer));
   const width = 61;
   const height = 37;
