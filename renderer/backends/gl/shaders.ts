@@ -1,7 +1,7 @@
 /**
- * GLSL ES 3.00 for the gl backend. The fragment shader is the cpu kernel's formula
- * (renderer/backends/cpu/kernel.ts): exact texel fetches at the output pixel, linear light, one
- * encode to sRGB at the end; the plate by the inverse homography per fragment.
+ * GLSL ES 3.00 for the gl backend. The fragment shader evaluates the compositing formula, written
+ * once in docs/asset-format.md ("Compositing"): exact texel fetches at the output pixel, linear light,
+ * one encode to sRGB at the end; the plate by the inverse homography per fragment.
  * Framebuffer row y holds picture row y, so readPixels yields rows top to bottom.
  */
 export const VERTEX_SHADER = /* glsl */ `
