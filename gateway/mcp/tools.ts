@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ApiError, type VehicleImageClient } from '../../client/src/index.ts';
 import { ERROR_CODES, MESSAGES, type ErrorCode } from '../../shared/errors.ts';
 import { FORMATS } from '../../shared/render-options.ts';
+import { SEGMENT_RE } from '../http/hardening.ts';
 import { VIEW_IDS, type ViewId } from '../../shared/views.ts';
 
 /**
@@ -15,7 +16,8 @@ import { VIEW_IDS, type ViewId } from '../../shared/views.ts';
 export function registerTools(server: McpServer, api: VehicleImageClient, onUnexpected: (err: unknown) => void): void {
   const answer = (call: Promise<unknown>) => toolAnswer(call, onUnexpected);
   const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
-  const slug = (what: string) => z.string().min(1).max(100).describe(`${what} slug, as the catalog lists it`);
+  // one path segment of the slug alphabet: never `..` or a `/`, so a tool reaches only its own /v1 route
+  const slug = (what: string) => z.string().max(100).regex(SEGMENT_RE).describe(`${what} slug, as the catalog lists it`);
   const make = slug('The make');
   const model = slug('The model');
   const year = z.number().int().describe('The model year');

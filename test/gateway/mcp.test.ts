@@ -168,6 +168,9 @@ describe(`MCP server (${backendLabel()})`, function () {
         const before = await used();
         const r = await client.callTool({ name: 'render_image', arguments: { make: 'aurelia', model: 'vento', year: 'soon', view: 'front' } });
         expect(r.isError).to.equal(true);
+        // a slug is one path segment: `..` cannot walk the call out of its /v1 route
+        const dots = await client.callTool({ name: 'get_vehicle', arguments: { make: '..', model: '..', year: 2024 } });
+        expect(dots.isError).to.equal(true);
         expect(await used()).to.equal(before);
       });
 
