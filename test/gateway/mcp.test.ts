@@ -200,6 +200,19 @@ describe(`MCP server (${backendLabel()})`, function () {
       expect(get.headers.get('allow')).to.match(/POST/);
     });
 
+    it('a body that is not JSON is 400, one over 64 KB 413, both before any tool runs', async () => {
+      const c = await gw.admin.customer();
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': c.key };
+      const notJson = await request(`${gw.url}/mcp`, { method: 'POST', headers, body: '{"jsonrpc":' });
+      expect(notJson.status).to.equal(400);
+      expect(notJson.body).to.deep.equal({ error: 'bad_request', message: 'The request body is not valid JSON' });
+      const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_vehicles', arguments: { q: 'x'.repeat(70_000) } } });
+      const tooLarge = await request(`${gw.url}/mcp`, { method: 'POST', headers, body: big });
+      expect(tooLarge.status).to.equal(413);
+      expect(tooLarge.body.error).to.equal('payload_too_large');
+      expect((await gw.admin.usage(c.org)).requests).to.equal(0);
+    });
+
     it('takes the key as a bearer token too', async () => {
       const c = await gw.admin.customer();
       const client = await connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${c.key}` } } }));
