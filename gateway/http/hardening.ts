@@ -18,7 +18,6 @@ export const VIEW_RE = /^[a-z][a-z_]{0,31}$/;
 export const ID_RE = /^[a-z]{2,4}_[A-Za-z0-9_-]{1,64}$/;
 /** `/{year}/{x}`: x is a variant slug or a view id. */
 export const SEGMENT_RE = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
-export const YEAR_RE = /^[0-9]{1,8}$/;
 const MAX_SEGMENT = 100;
 
 /**
@@ -27,7 +26,7 @@ const MAX_SEGMENT = 100;
  */
 export function validateParams(router: Router, params: Record<string, RegExp | { re: RegExp; message: string }>): void {
   for (const [name, rule] of Object.entries(params)) {
-    // a message of the parameter's own where the docs give one (a year not of four digits: "Year not found")
+    // a message of the parameter's own where the docs give one (a year outside the slug alphabet: "Year not found")
     const { re, message } = rule instanceof RegExp ? { re: rule, message: MESSAGES.notFound } : rule;
     router.param(name, (_req, _res, next, value: unknown) => {
       const v = String(value);
