@@ -30,6 +30,9 @@ import { startPhases } from './start-phase.ts';
 import { seedDemoCatalog, seedDemoOrganization } from './seed/demo.ts';
 import { forgetUnshown, readUnshown, rememberUnshown } from './unshown-credentials.ts';
 import { createImageSigner } from './signing/image-token.ts';
+import { startDispatcher, type Dispatcher } from './events/dispatcher.ts';
+import { WebhookEndpoints } from './events/endpoints.ts';
+import { recordQuotaThresholds } from './events/quota-thresholds.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -70,7 +73,6 @@ export interface GatewayOptions {
   logger: Logger;
   /** The renderer to call for /images; null answers 503 there. */
   renderer?: ImageRenderer | null;
-  assetsDir?: string;
   /** Injected database (tests share one between instances); otherwise opened from config. */
   db?: Database;
   /** The catalog seeded into an empty database (default assets/demo-catalog.json). */
@@ -105,12 +107,16 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
   const bus: InvalidationBus = config.redisUrl ? createRedisBus({ redisUrl: config.redisUrl, logger }) : createLocalBus();
   // each final flush at shutdown gets FINAL_FLUSH_MS: against a stalled database the two end, their
   // unwritten counts logged, inside main.ts's shutdown bound and a container's termination grace
-  const limiter = createLimiter({ redisUrl: config.redisUrl, usageStore: createSqlUsageStore(db), flushMs: config.usageFlushMs, logger, clock: opts.limitsClock, closeTimeoutMs: FINAL_FLUSH_MS });
+  const limiter = createLimiter({ redisUrl: config.redisUrl, usageStore: createSqlUsageStore(db, { afterAdd: recordQuotaThresholds }), flushMs: config.usageFlushMs, logger, clock: opts.limitsClock, closeTimeoutMs: FINAL_FLUSH_MS });
   const usage = createUsageRecorder({ db, logger, flushMs: config.usageDailyFlushMs, closeTimeoutMs: FINAL_FLUSH_MS });
   const authenticator = createAuthenticator({ db, hashSecrets: secrets.apiKeyHashSecrets, bus, ttlMs: config.authCacheTtlMs });
-  const admin = new AdminService(db, bus, secrets.apiKeyHashSecrets[0]!, limiter);
+  // the dispatcher starts once the app is built; an event written before then waits for its first round
+  let dispatcher: Dispatcher | null = null;
+  const admin = new AdminService(db, bus, secrets.apiKeyHashSecrets[0]!, limiter, () => dispatcher?.wake());
+  const webhookPolicy = { allowPrivate: config.webhooks.allowPrivateTargets };
+  const webhooks = new WebhookEndpoints(db, webhookPolicy);
   const signer = createImageSigner({ keys: secrets.imageSigningKeys, ttlSeconds: config.imageUrlTtlSeconds });
-  const assets: AssetSetDirectory = createFileAssetSetDirectory(opts.assetsDir ?? path.join(ROOT, 'assets'));
+  const assets: AssetSetDirectory = createFileAssetSetDirectory(config.assetsDir);
 
   const embedded = !config.databaseUrl;
   if (secrets.generated.adminToken) rememberUnshown(config.dataDir, { adminToken: true });
@@ -183,7 +189,18 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     imageCacheMaxAgeSeconds: config.imageCacheMaxAgeSeconds,
     corsAllowedOrigins: config.corsAllowedOrigins,
     contractOrigins: createContractOrigins({ db, bus }),
+    webhooks,
   });
+  dispatcher = startDispatcher({
+    db,
+    logger,
+    policy: webhookPolicy,
+    timeoutMs: config.webhooks.timeoutMs,
+    retryScheduleMs: config.webhooks.retryScheduleMs,
+    retryWindowMs: config.webhooks.retryWindowMs,
+    pollMs: config.webhooks.pollMs,
+  });
+  const deliveries = dispatcher;
 
   // the header/request timeouts are enforced by a periodic check: often enough that they hold to ~1 s
   const server = http.createServer(
@@ -245,7 +262,9 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
       // every step runs whatever the one before did: a database that stalls during the monthly flush
       // must not skip the per-day flush (and the log of what it could not write) or leave pools open.
       // A flush's own failure is logged by it, with the counts it could not write; these log the rest.
+      // the limiter's final flush may write threshold events: they wait in the outbox for the next start
       await limiter.close().catch((err: unknown) => logger.warn({ err }, 'closing the limiter failed'));
+      await deliveries.close().catch((err: unknown) => logger.warn({ err }, 'stopping webhook deliveries failed'));
       await usage.close().catch((err: unknown) => logger.warn({ err }, 'closing the usage recorder failed'));
       await bus.close().catch((err: unknown) => logger.warn({ err }, 'closing the invalidation bus failed'));
       if (ownsDb) await db.close().catch((err: unknown) => logger.warn({ err }, 'closing the database failed'));

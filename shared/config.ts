@@ -1,5 +1,6 @@
 import path from 'node:path';
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { parseOriginList } from './origins.ts';
 
@@ -13,6 +14,9 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
+
+/** The application root (the checkout, or dist/ when compiled): its assets/ is the default ASSETS_DIR of the gateway. */
+const APP_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const emptyAsUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
@@ -128,6 +132,7 @@ const gatewaySchema = z.object({
   PORT: port(8080),
   HOST: z.preprocess(emptyAsUndefined, z.string().default('0.0.0.0')),
   DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default('./.data')),
+  ASSETS_DIR: optionalString,
   DATABASE_URL: serverUrl('PostgreSQL', ['postgres:', 'postgresql:']),
   DATABASE_CONNECT_TIMEOUT_MS: positiveInt(5_000),
   // the client's own timer is this plus 2 s (gateway/db/postgres.ts): both must be valid timers
@@ -170,12 +175,25 @@ const gatewaySchema = z.object({
   DASHBOARD_SIGN_IN_WINDOW_SECONDS: positiveInt(900),
   USAGE_DAILY_FLUSH_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(50).max(1000).default(1000)),
   CORS_ALLOWED_ORIGINS: optionalString,
+  WEBHOOK_TIMEOUT_MS: positiveInt(10_000, 300_000),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('false')),
+  WEBHOOK_RETRY_SCHEDULE_MS: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .default('5000,30000,120000,600000,3600000,21600000')
+      .refine((s) => s.split(',').every((p) => /^\s*\d+\s*$/.test(p) && Number(p) >= 1 && Number(p) <= TIMER_MAX), 'must be waits in milliseconds, comma separated (each 1 or more)'),
+  ),
+  WEBHOOK_RETRY_WINDOW_MS: positiveInt(86_400_000),
+  WEBHOOK_POLL_MS: positiveInt(1_000, 3_600_000),
 });
 
 export interface GatewayConfig {
   port: number;
   host: string;
   dataDir: string;
+  /** The asset sets the renderer serves: the catalog import reads their set.json here. */
+  assetsDir: string;
   databaseUrl: string | null;
   /** How long a PostgreSQL connection may take to open, and a query to answer, before it fails. */
   databaseConnectTimeoutMs: number;
@@ -233,6 +251,19 @@ export interface GatewayConfig {
   usageDailyFlushMs: number;
   /** Origins whose pages may call /v1 for every organisation (CORS), besides each contract's own list. */
   corsAllowedOrigins: string[];
+  /** Webhook delivery (docs/events.md). */
+  webhooks: {
+    /** One attempt's whole exchange (resolution, connection, answer). */
+    timeoutMs: number;
+    /** http and private, loopback and link-local targets allowed (development and tests only). */
+    allowPrivateTargets: boolean;
+    /** The waits after the 1st, 2nd, … failed attempt (jittered ±20 %); the last repeats. */
+    retryScheduleMs: number[];
+    /** An event's deliveries are retried for this long, then marked failed. */
+    retryWindowMs: number;
+    /** How often each gateway looks for due deliveries. */
+    pollMs: number;
+  };
 }
 
 function fail(err: z.ZodError): never {
@@ -264,6 +295,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     port: e.PORT,
     host: e.HOST,
     dataDir: path.resolve(e.DATA_DIR),
+    assetsDir: path.resolve(e.ASSETS_DIR ?? path.join(APP_ROOT, 'assets')),
     databaseUrl: e.DATABASE_URL ?? null,
     databaseConnectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
     databaseQueryTimeoutMs: e.DATABASE_QUERY_TIMEOUT_MS,
@@ -309,6 +341,13 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     },
     usageDailyFlushMs: e.USAGE_DAILY_FLUSH_MS,
     corsAllowedOrigins,
+    webhooks: {
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
+      retryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE_MS.split(',').map((p) => Number(p.trim())),
+      retryWindowMs: e.WEBHOOK_RETRY_WINDOW_MS,
+      pollMs: e.WEBHOOK_POLL_MS,
+    },
   };
 }
 

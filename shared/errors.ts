@@ -102,6 +102,8 @@ export const MESSAGES = {
   resourceExhausted: 'The renderer is busy, retry later',
   tooManyActiveKeys: (max: number) => `An organization can have at most ${max} active keys; revoke one to create another`,
   tooManyNewKeys: (max: number) => `An organization can create at most ${max} keys a day; retry tomorrow`,
+  tooManyWebhooks: (max: number) => `An organization can have at most ${max} webhook endpoints; delete one to create another`,
+  webhookTargetRefused: (why: string) => `Webhook endpoint refused: ${why}`,
 } as const;
 
 const DEFAULT_MESSAGE: Record<ErrorCode, string> = {

@@ -715,8 +715,133 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's events, oldest first (polling instead of webhooks)
+         * @description Counted like every `/v1` call. Events are kept 30 days. Poll with `after` set to the previous answer's `next`.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/organizations/{org}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an organization's webhook endpoints (never their secrets)
+         * @description Every endpoint of the organization, oldest first, with whether a 410 answer disabled it.
+         */
+        get: operations["adminListWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook endpoint (the secret is shown only here)
+         * @description At most 5 per organization. The URL is checked at once (https, a public address after resolution) and again at every delivery.
+         */
+        post: operations["adminCreateWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Removes the endpoint and its pending deliveries; nothing more is sent to it.
+         */
+        delete: operations["adminDeleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a webhook endpoint a new secret
+         * @description The new secret is shown only here. For 24 hours each delivery is signed by both the old and the new secret (two signatures in webhook-signature), so receivers can switch without losing one.
+         */
+        post: operations["adminRotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook endpoint's latest deliveries (the delivery log)
+         * @description The 50 latest deliveries, newest first: status, attempts, the receiver's last status or the error.
+         */
+        get: operations["adminListWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    event: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An event, as POSTed to a webhook endpoint
+         * @description Standard Webhooks: `webhook-id` (the event id, the same on every retry), `webhook-timestamp` (Unix seconds), `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` keyed with the secret's bytes; two, space separated, during a rotation). A 2xx answer means delivered; 410 disables the endpoint; anything else or no answer within WEBHOOK_TIMEOUT_MS is retried with backoff for 24 hours.
+         */
+        post: operations["receiveEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description Every error answer, with exactly these two fields. `message` is a fixed, public text per case (never internal detail). */
@@ -1198,6 +1323,97 @@ export interface components {
                 requests: number;
             }[];
         };
+        /**
+         * @description The kinds of event (docs/events.md).
+         * @enum {string}
+         */
+        EventType: "quota.threshold" | "key.created" | "key.revoked" | "contract.updated" | "access.disabled" | "access.restored";
+        /** @description One event: the body of a webhook delivery and an entry of GET /v1/events. `data` depends on `type`: quota.threshold `{threshold, used, quota, month}`; key.created `{key_id, name}`; key.revoked `{key_id}`; contract.updated the contract as GET /v1/me shows it; access.disabled `{reason: "member_banned", member_id}`; access.restored `{member_id}`. */
+        Event: {
+            /** @description Unique; ids sort (as strings) in the order the events were written. The webhook-id header of its deliveries. */
+            id: string;
+            type: components["schemas"]["EventType"];
+            /** Format: date-time */
+            created_at: string;
+            organization_id: string;
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        EventFeed: {
+            /** @description Oldest first. */
+            events: components["schemas"]["Event"][];
+            /** @description The `after` of the next call: the last event's id, or the given `after` when nothing is newer (null before any event). */
+            next: string | null;
+        };
+        WebhookInput: {
+            /** @description https, never a private, loopback or link-local address (also after DNS resolution), unless the gateway runs with WEBHOOK_ALLOW_PRIVATE_TARGETS=true. */
+            url: string;
+            /** @description The types to send; empty or absent: all. */
+            events?: components["schemas"]["EventType"][];
+        };
+        Webhook: {
+            id: string;
+            url: string;
+            events: components["schemas"]["EventType"][];
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Set when the receiver answered 410 Gone: nothing more is sent.
+             */
+            disabled_at: string | null;
+            disabled_reason: string | null;
+        };
+        CreatedWebhook: {
+            id: string;
+            url: string;
+            events: components["schemas"]["EventType"][];
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Set when the receiver answered 410 Gone: nothing more is sent.
+             */
+            disabled_at: string | null;
+            disabled_reason: string | null;
+            /** @description `whsec_` and the base64 of 32 random bytes: the HMAC key of the webhook-signature header. Shown only here. */
+            secret: string;
+        };
+        WebhookList: {
+            webhooks: components["schemas"]["Webhook"][];
+        };
+        WebhookDeleted: {
+            id: string;
+            /** @constant */
+            deleted: true;
+        };
+        WebhookSecret: {
+            id: string;
+            secret: string;
+            /**
+             * Format: date-time
+             * @description Until then each delivery carries a signature by the old secret too.
+             */
+            previous_secret_expires_at: string;
+        };
+        WebhookDelivery: {
+            event_id: string;
+            type: components["schemas"]["EventType"];
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            /** Format: date-time */
+            last_attempt_at: string | null;
+            /** @description The receiver's HTTP status; null when none came. */
+            last_status: number | null;
+            last_error: string | null;
+            /** Format: date-time */
+            next_attempt_at: string | null;
+        };
+        WebhookDeliveryList: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+        };
     };
     responses: {
         /** @description No key, or a key that is unknown, malformed or revoked. Not counted; no rate-limit headers. */
@@ -1536,6 +1752,47 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description `after` is not an event id, or `limit` not a positive integer. Counted. */
+        EventsBadRequest: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                Vary: components["headers"]["Vary"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Unknown organization or webhook endpoint. */
+        WebhookNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The organization already has 5 endpoints. */
+        WebhookForbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "forbidden",
+                 *       "message": "An organization can have at most 5 webhook endpoints; delete one to create another"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /**
@@ -1627,6 +1884,15 @@ export interface components {
          * @example 2026-11
          */
         month: string;
+        /** @description An event id: only events written after it. Absent: from the oldest kept (30 days). */
+        eventsAfter: string;
+        /** @description At most this many events (1 or more; a larger value than 100 is clamped to 100, not refused). */
+        eventsLimit: number;
+        /**
+         * @description Webhook endpoint id.
+         * @example whk_3c9Qm1pZb7u4K2aLx0VdNw
+         */
+        webhookId: string;
     };
     requestBodies: never;
     headers: {
@@ -3445,6 +3711,263 @@ export interface operations {
                 };
             };
             500: components["responses"]["Internal"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description An event id: only events written after it. Absent: from the oldest kept (30 days). */
+                after?: components["parameters"]["eventsAfter"];
+                /** @description At most this many events (1 or more; a larger value than 100 is clamped to 100, not refused). */
+                limit?: components["parameters"]["eventsLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events after `after`. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventFeed"];
+                };
+            };
+            400: components["responses"]["EventsBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    adminListWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id.
+                 * @example org_PcUqUNW6PLD9eRDQ
+                 */
+                org: components["parameters"]["org"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            404: components["responses"]["WebhookNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["AdminTooManyRequests"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    adminCreateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id.
+                 * @example org_PcUqUNW6PLD9eRDQ
+                 */
+                org: components["parameters"]["org"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/vehicle-images",
+                 *       "events": [
+                 *         "quota.threshold"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookInput"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhook"];
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["WebhookForbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["AdminTooManyRequests"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    adminDeleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id.
+                 * @example whk_3c9Qm1pZb7u4K2aLx0VdNw
+                 */
+                id: components["parameters"]["webhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeleted"];
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            404: components["responses"]["WebhookNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["AdminTooManyRequests"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    adminRotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id.
+                 * @example whk_3c9Qm1pZb7u4K2aLx0VdNw
+                 */
+                id: components["parameters"]["webhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            404: components["responses"]["WebhookNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["AdminTooManyRequests"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    adminListWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id.
+                 * @example whk_3c9Qm1pZb7u4K2aLx0VdNw
+                 */
+                id: components["parameters"]["webhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["AdminBadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            404: components["responses"]["WebhookNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["AdminTooManyRequests"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    receiveEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"];
+            };
+        };
+        responses: {
+            /** @description The endpoint is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

@@ -8,6 +8,7 @@ import type { InvalidationBus } from '../auth/invalidation-bus.ts';
 import { randomId } from '../catalog/ids.ts';
 import type { Database } from '../db/database.ts';
 import type { Limiter } from '../limits/limiter.ts';
+import { appendEvent } from '../events/outbox.ts';
 import { utcMonth } from '../limits/limiter.ts';
 
 export interface ContractInput {
@@ -30,7 +31,8 @@ const notFound = (what: string) => new ServiceError('not_found', `${what} not fo
 
 /**
  * Operator actions. Every change that can alter what a key may do publishes an invalidation so
- * that every gateway's auth cache drops the organisation.
+ * that every gateway's auth cache drops the organisation, and writes its event (docs/events.md) in
+ * the change's own transaction.
  */
 export class AdminService {
   constructor(
@@ -38,6 +40,8 @@ export class AdminService {
     private readonly bus: InvalidationBus,
     private readonly hashSecret: KeyedSecret,
     private readonly limiter: Limiter,
+    /** Called after a change that wrote an event committed: the webhook dispatcher looks at once. */
+    private readonly eventWritten: () => void = () => {},
   ) {}
 
   listCategories() {
@@ -98,7 +102,7 @@ export class AdminService {
   async putContract(orgId: string, input: ContractInput): Promise<ContractDto> {
     await this.requireOrg(orgId);
     const slugs = [...new Set(input.categories)];
-    const cats = await this.db.query<{ id: string; slug: string }>('SELECT id, slug FROM categories WHERE slug = ANY($1::text[])', [slugs]);
+    const cats = await this.db.query<{ id: string; slug: string; name: string }>('SELECT id, slug, name FROM categories WHERE slug = ANY($1::text[]) ORDER BY lower(name), name, slug', [slugs]);
     const unknown = slugs.filter((s) => !cats.some((c) => c.slug === s));
     if (unknown.length) throw new ServiceError('bad_request', `Unknown categories: ${unknown.join(', ')}`);
     await this.db.transaction(async (tx) => {
@@ -116,7 +120,16 @@ export class AdminService {
         'INSERT INTO contract_categories (org_id, category_id) SELECT $1, unnest($2::text[])',
         [orgId, cats.map((c) => c.id)],
       );
+      // the contract as GET /v1/me shows it
+      await appendEvent(tx, orgId, 'contract.updated', {
+        active: input.active,
+        categories: cats,
+        allowed_formats: [...new Set(input.allowed_formats)],
+        rpm_limit: input.rpm_limit,
+        monthly_quota: input.monthly_quota,
+      });
     });
+    this.eventWritten();
     await this.bus.publish(orgId);
     return (await this.getContract(orgId))!;
   }
@@ -150,29 +163,40 @@ export class AdminService {
         'INSERT INTO api_keys (id, org_id, name, prefix, key_hash, secret_id) VALUES ($1, $2, $3, $4, $5, $6)',
         [id, orgId, name, displayPrefix, hashApiKey(key, this.hashSecret), this.hashSecret.id],
       );
+      await appendEvent(tx, orgId, 'key.created', { key_id: id, name });
     });
+    this.eventWritten();
     return { id, key, name, prefix: displayPrefix, organization_id: orgId };
   }
 
   async revokeKey(keyId: string) {
-    const rows = await this.db.query<{ org_id: string }>(
-      'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING org_id',
-      [keyId],
-    );
-    if (!rows[0]) throw notFound('Key');
-    await this.bus.publish(rows[0].org_id);
+    await this.revoke(keyId, null);
     return { id: keyId, revoked: true };
   }
 
   /** The dashboard's revoke: only a key of the member's own organisation (another's is not found). */
   async revokeOrganizationKey(orgId: string, keyId: string) {
-    const rows = await this.db.query<{ revoked_at: Date }>(
-      'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND org_id = $2 RETURNING revoked_at',
-      [keyId, orgId],
-    );
-    if (!rows[0]) throw notFound('Key');
-    await this.bus.publish(orgId);
-    return { id: keyId, revoked_at: rows[0].revoked_at.toISOString() };
+    const r = await this.revoke(keyId, orgId);
+    return { id: keyId, revoked_at: r.revoked_at.toISOString() };
+  }
+
+  /** Revokes once: a second revocation keeps the first time and writes no second `key.revoked`. */
+  private async revoke(keyId: string, orgId: string | null) {
+    const row = await this.db.transaction(async (tx) => {
+      const rows = await tx.query<{ org_id: string; revoked_at: Date; was_active: boolean }>(
+        `WITH k AS (SELECT id, revoked_at IS NULL AS was_active FROM api_keys WHERE id = $1 AND ($2::text IS NULL OR org_id = $2) FOR UPDATE)
+         UPDATE api_keys a SET revoked_at = COALESCE(a.revoked_at, now()) FROM k WHERE a.id = k.id
+         RETURNING a.org_id, a.revoked_at, k.was_active`,
+        [keyId, orgId],
+      );
+      const r = rows[0];
+      if (!r) throw notFound('Key');
+      if (r.was_active) await appendEvent(tx, r.org_id, 'key.revoked', { key_id: keyId });
+      return r;
+    });
+    if (row.was_active) this.eventWritten();
+    await this.bus.publish(row.org_id);
+    return row;
   }
 
   async addMember(orgId: string, email: string) {
@@ -187,16 +211,39 @@ export class AdminService {
     return rows[0];
   }
 
+  /**
+   * A ban writes `access.disabled`; lifting the organisation's last one writes `access.restored`.
+   * The organisation's row is held so that two bans or unbans at once count each other's.
+   */
   async setBanned(memberId: string, banned: boolean) {
-    const rows = await this.db.query<{ org_id: string; email: string }>(
-      'UPDATE members SET banned = $2 WHERE id = $1 RETURNING org_id, email',
-      [memberId, banned],
-    );
-    if (!rows[0]) throw notFound('Member');
-    // a ban ends every dashboard session of the organisation at once (the lookup also refuses while it lasts)
-    if (banned) await this.db.query('DELETE FROM dashboard_sessions WHERE org_id = $1', [rows[0].org_id]);
-    await this.bus.publish(rows[0].org_id);
-    return { id: memberId, email: rows[0].email, banned };
+    const { orgId, email, wrote } = await this.db.transaction(async (tx) => {
+      await tx.query('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
+      const [m] = await tx.query<{ org_id: string }>('SELECT org_id FROM members WHERE id = $1', [memberId]);
+      if (!m) throw notFound('Member');
+      await tx.query('SELECT id FROM organizations WHERE id = $1 FOR UPDATE', [m.org_id]);
+      const [before] = await tx.query<{ banned: boolean; email: string }>('SELECT banned, email FROM members WHERE id = $1', [memberId]);
+      if (!before) throw notFound('Member');
+      await tx.query('UPDATE members SET banned = $2 WHERE id = $1', [memberId, banned]);
+      let wrote = false;
+      if (banned && !before.banned) {
+        // a ban ends every dashboard session of the organisation at once (the lookup also refuses while it lasts)
+        await tx.query('DELETE FROM dashboard_sessions WHERE org_id = $1', [m.org_id]);
+        await appendEvent(tx, m.org_id, 'access.disabled', { reason: 'member_banned', member_id: memberId });
+        wrote = true;
+      } else if (banned) {
+        await tx.query('DELETE FROM dashboard_sessions WHERE org_id = $1', [m.org_id]);
+      } else if (before.banned) {
+        const [left] = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM members WHERE org_id = $1 AND banned', [m.org_id]);
+        if ((left?.n ?? 0) === 0) {
+          await appendEvent(tx, m.org_id, 'access.restored', { member_id: memberId });
+          wrote = true;
+        }
+      }
+      return { orgId: m.org_id, email: before.email, wrote };
+    });
+    if (wrote) this.eventWritten();
+    await this.bus.publish(orgId);
+    return { id: memberId, email, banned };
   }
 
   async usage(orgId: string) {

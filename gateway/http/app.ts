@@ -33,6 +33,8 @@ import { dashboardRoutes, type DashboardOptions } from '../dashboard/routes.ts';
 import { recordAdmittedCalls } from '../usage/record-middleware.ts';
 import { createUsageRecorder, type UsageRecorder } from '../usage/recorder.ts';
 import { vehicleImagesRoutes } from './routes/v1-vehicle-images.ts';
+import { eventRoutes } from './routes/v1-events.ts';
+import type { WebhookEndpoints } from '../events/endpoints.ts';
 import { mcpRoutes } from '../mcp/http.ts';
 
 export interface AppDeps {
@@ -68,6 +70,8 @@ export interface AppDeps {
   usageRecorder?: UsageRecorder;
   /** The customer dashboard at /dashboard and the admin sign-in links (absent: not served). */
   dashboard?: DashboardOptions;
+  /** Webhook endpoints for the admin API (docs/events.md); absent: those calls are not served. */
+  webhooks?: WebhookEndpoints;
 }
 
 /**
@@ -164,6 +168,7 @@ export function buildApp(deps: AppDeps): Express {
       assets: deps.assets,
       authFailuresPerMinute: deps.adminAuthFailuresPerMinute,
       signInLinks: deps.dashboard?.signInLinks,
+      webhooks: deps.webhooks,
       bodyParser: adminBodyParser({
         small: bodyLimits.small,
         large: bodyLimits.large,
@@ -187,6 +192,7 @@ export function buildApp(deps: AppDeps): Express {
   v1.use(referenceRoutes());
   v1.use(searchRoutes({ db: deps.db }));
   v1.use(vehicleImagesRoutes({ catalog, signer: deps.signer, publicBaseUrl: deps.publicBaseUrl }));
+  v1.use(eventRoutes({ db: deps.db }));
   methodNotAllowed(v1); // a known path with another method: 405 with Allow
   v1.use(notFoundHandler); // an unknown /v1 path with a good key is a counted 404
   app.use('/v1', metrics.mount('/v1'), authenticateAndLimit(deps.authenticator, deps.limiter), corsV1.narrow, recordAdmittedCalls(usage), v1);

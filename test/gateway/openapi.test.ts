@@ -257,6 +257,7 @@ describe('docs/openapi.json', () => {
       // with the dashboard, so its admin call (sign-in links) is registered; its own /dashboard API is the
       // pages' private contract, documented in docs/dashboard.md rather than here
       dashboard: { sessions: stub, signInLinks: stub, distDir: null, sessionMaxSeconds: 60, signInThrottle: { perAddress: 1, perEmail: 1, windowSeconds: 60 } },
+      webhooks: stub, // so the admin API's webhook calls are registered
     } satisfies AppDeps);
     interface Layer { rawPath?: unknown; route?: { path: string | string[]; methods: Record<string, boolean> }; handle?: { stack?: Layer[] } }
     const found: Array<[string, string]> = [];
@@ -344,7 +345,8 @@ describe('docs/openapi.json', () => {
       // Our own catalog (docs/sample-catalog.json) and organisation, whatever demo catalog the checkout holds.
       dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vis-openapi-'));
       gw = await startGateway({
-        config: loadGatewayConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, SEED_DEMO: 'false', LOG_LEVEL: 'silent' }),
+        // every admin operation is also called without the token below: more failures than the default per-address limit
+        config: loadGatewayConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, SEED_DEMO: 'false', LOG_LEVEL: 'silent', ADMIN_AUTH_FAILURES_PER_MINUTE: '200' }),
         logger: createLogger('openapi-test', 'silent'),
       });
       const sample = JSON.parse(fs.readFileSync(path.join(ROOT, 'docs', 'sample-catalog.json'), 'utf8')) as unknown;

@@ -16,6 +16,8 @@ import type { SignInLinks } from '../../dashboard/sign-in-links.ts';
 import { createAddressThrottle, createFailureThrottle, type FailureThrottle } from '../../auth/failure-throttle.ts';
 import { ID_RE, VIEW_RE, clientAddress, methodNotAllowed, validateParams } from '../hardening.ts';
 import { rejectMalformedQuery } from '../errors.ts';
+import type { WebhookEndpoints } from '../../events/endpoints.ts';
+import { addWebhookAdminRoutes } from './admin-webhooks.ts';
 
 function requireAdmin(token: string, throttles: FailureThrottle[]): RequestHandler {
   const expected = crypto.createHash('sha256').update(token).digest();
@@ -74,6 +76,8 @@ export function adminRoutes(deps: {
   bodyParser?: RequestHandler;
   /** Dashboard sign-in links (absent when the dashboard is not served). */
   signInLinks?: SignInLinks;
+  /** Webhook endpoints (docs/events.md); absent: the webhook calls are not served. */
+  webhooks?: WebhookEndpoints;
 }): Router {
   const r = Router();
   const { admin } = deps;
@@ -158,6 +162,7 @@ export function adminRoutes(deps: {
   r.get('/catalog/export', async (_req, res) => {
     res.json(await exportCatalog(deps.db));
   });
+  if (deps.webhooks) addWebhookAdminRoutes(r, deps.webhooks);
   methodNotAllowed(r); // a known path with another method: 405 with Allow
   return r;
 }
