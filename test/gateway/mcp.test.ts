@@ -56,14 +56,18 @@ describe(`MCP server (${backendLabel()})`, function () {
 
   const transports: Record<string, (key: string) => Transport> = {
     'Streamable HTTP': (key) => new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { 'x-api-key': key } } }),
-    stdio: (key) =>
-      new StdioClientTransport({
+    stdio: (key) => {
+      const t = new StdioClientTransport({
         command: process.execPath,
         args: ['--import', 'tsx', STDIO_ENTRY],
         cwd: ROOT,
         env: { ...getDefaultEnvironment(), BASE_URL: gw.url, API_KEY: key },
         stderr: 'pipe',
-      }),
+      });
+      // drained, so that the child's log (written synchronously) can never fill the pipe and stall it
+      t.stderr?.on('data', () => {});
+      return t;
+    },
   };
 
   async function connect(transport: Transport): Promise<Client> {
