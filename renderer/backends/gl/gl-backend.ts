@@ -174,8 +174,9 @@ const TARGETS_KEPT = 8;
  * floor, shadow, untouched parts of the car) is the same for every colour. So the first render of a
  * level (per shadow and background) draws and reads back the whole picture and keeps it; later ones
  * draw and read back only the changing box, straight into the output rows (PACK_ROW_LENGTH), and copy
- * the rest from the kept picture. The readback is what costs: a whole 2400 px frame took 37 ms on
- * lavapipe against 1 ms for half of it (docs/performance-renderer.md, "GPU").
+ * the rest from the kept picture. On lavapipe the fragments are what cost (a 2400 px composite went
+ * from 166-257 to 97-147 ms); on a GPU they are nearly free and the readback is what is left
+ * (docs/performance-renderer.md, "GPU").
  * headless-gl 9 cannot read a pixel-pack buffer back (its getBufferSubData is an empty stub and it
  * has no mapBufferRange), and its addon does not load in worker threads, so readbacks cannot overlap
  * draws: one synchronous readback per render is the floor of this backend.
