@@ -13,7 +13,7 @@ export function classifyV1Path(pathname: string): UsageKind {
   const s = pathname.split('/').filter(Boolean);
   const first = s[0]?.toLowerCase();
   if (s.length === 1 && first === 'search') return 'search';
-  if (s.length === 1 && (first === 'me' || first === 'usage')) return 'account';
+  if (s.length === 1 && (first === 'me' || first === 'usage' || first === 'events')) return 'account';
   if (s.length === 3 && first === 'vehicles' && s[2]!.toLowerCase() === 'images') return 'batch';
   if (first === 'makes' && s[2]?.toLowerCase() === 'models' && ((s.length === 6 && isViewId(s[5]!)) || s.length === 7)) return 'image';
   return 'catalog';
