@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { backendLabel } from './support/backend.ts';
 import { startTestGateway, type TestGateway } from './support/gateway-fixture.ts';
 import { WebhookReceiver } from './support/webhook-receiver.ts';
+import { captureLog } from '../support/log-capture.ts';
 
 /** Fast retries and timeouts, so no test waits on the wall clock for more than a moment. */
 const FAST = {
@@ -14,6 +15,8 @@ const FAST = {
 
 describe(`events: webhooks (${backendLabel()})`, function () {
   let gw: TestGateway;
+  const log = captureLog();
+  const secrets: string[] = [];
   const receivers: WebhookReceiver[] = [];
   const receiver = async () => {
     const r = await WebhookReceiver.start();
@@ -21,7 +24,7 @@ describe(`events: webhooks (${backendLabel()})`, function () {
     return r;
   };
   before(async () => {
-    gw = await startTestGateway({ env: FAST });
+    gw = await startTestGateway({ env: FAST, logger: log.logger('gateway', 'info') });
   });
   after(async () => {
     await gw?.close();
@@ -31,6 +34,7 @@ describe(`events: webhooks (${backendLabel()})`, function () {
   async function endpoint(org: string, url: string, events?: string[]) {
     const a = await gw.admin.call('POST', `/organizations/${org}/webhooks`, { url, ...(events ? { events } : {}) });
     expect(a.status, a.text).to.equal(201);
+    secrets.push(a.body.secret);
     return a.body as { id: string; url: string; events: string[]; secret: string; created_at: string };
   }
 
@@ -120,6 +124,7 @@ describe(`events: webhooks (${backendLabel()})`, function () {
     const rot = await gw.admin.call('POST', `/webhooks/${ep.id}/rotate-secret`);
     expect(rot.status, rot.text).to.equal(200);
     expect(rot.body.secret).to.match(/^whsec_/).and.not.equal(ep.secret);
+    secrets.push(rot.body.secret);
     const overlap = Date.parse(rot.body.previous_secret_expires_at) - Date.now();
     expect(overlap).to.be.within(23.9 * 3_600_000, 24 * 3_600_000 + 60_000);
     await gw.admin.createKey(org.id);
@@ -200,6 +205,18 @@ describe(`events: webhooks (${backendLabel()})`, function () {
     expect((await gw.getWithKey(c.key, '/v1/events?limit=1000')).status).to.equal(200);
     // three reads, four refused queries (a counted 400, like any /v1 call's) and the clamped limit
     expect((await gw.admin.usage(c.org)).requests).to.equal(3 + 4 + 1);
+  });
+
+  it('the log tells each attempt (event, endpoint, target origin, status) and never a secret', () => {
+    const lines = log.entries().filter((e) => String(e.msg).startsWith('webhooks:'));
+    expect(lines.some((e) => e.msg === 'webhooks: delivered' && typeof e.event === 'string' && typeof e.endpoint === 'string')).to.equal(true);
+    expect(lines.some((e) => e.msg === 'webhooks: the receiver answered 410 Gone; endpoint disabled')).to.equal(true);
+    expect(secrets.length).to.be.greaterThan(5);
+    const text = log.text();
+    for (const s of secrets) {
+      expect(text).to.not.contain(s.slice(6));
+      expect(text).to.not.contain(Buffer.from(s.slice(6), 'base64').toString('hex'));
+    }
   });
 
   async function waitForDelivery(endpointId: string, status: string) {
