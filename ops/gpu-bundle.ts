@@ -43,7 +43,7 @@ fs.writeFileSync(
   JSON.stringify({
     extends: path.join(ROOT, 'tsconfig.build.json'),
     compilerOptions: { rootDir: ROOT, outDir: app, sourceMap: false, typeRoots: [path.join(ROOT, 'node_modules', '@types')] },
-    files: ['ops/gpu-check.ts', 'renderer/backends/cpu/worker.ts', 'renderer/types/opentype.d.ts', 'renderer/bake/gltf/draco3dgltf.d.ts'].map((f) => path.join(ROOT, f)),
+    files: ['ops/gpu-check.ts', 'renderer/backends/cpu/worker.ts', 'renderer/types/opentype.d.ts', 'studio/bake/gltf/draco3dgltf.d.ts'].map((f) => path.join(ROOT, f)),
   }),
 );
 run(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', tsconfig]);

@@ -1,5 +1,7 @@
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
 import path from 'node:path';
+import { isSetId } from '../../shared/asset-format/set-id.ts';
+import { readSetJson, setJsonPath } from '../../shared/asset-format/set-json.ts';
 import type { ViewDescription } from '../../shared/render-client.ts';
 import { isViewId, type ViewId } from '../../shared/views.ts';
 
@@ -12,31 +14,24 @@ export interface SetDescription {
 
 /** Where the gateway learns an asset set's views (sizes, shadow, plate quad) when importing a catalog. */
 export interface AssetSetDirectory {
+  /** null when there is no such set; throws AssetSetError (naming the file and field) for a malformed set.json. */
   describe(id: string): Promise<SetDescription | null>;
 }
 
-/** Reads `set.json` from an assets folder the gateway can see (embedded mode, the admin CLI). */
+/** Reads `set.json` from the assets folder the renderer serves (ASSETS_DIR). */
 export function createFileAssetSetDirectory(assetsDir: string): AssetSetDirectory {
   return {
     async describe(id) {
-      if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return null;
-      let text: string;
-      try {
-        text = await fs.readFile(path.join(assetsDir, id, 'set.json'), 'utf8');
-      } catch {
-        return null;
-      }
-      const raw = JSON.parse(text) as {
-        id: string;
-        revision: string | number;
-        views: Record<string, { width: number; height: number; plate_quad: [number, number][] | null; shadow: boolean; coverage?: boolean }>;
-      };
+      if (!isSetId(id)) return null;
+      const dir = path.join(assetsDir, id);
+      if (!fs.existsSync(setJsonPath(dir))) return null;
+      const s = await readSetJson(dir);
       const views: SetDescription['views'] = {};
-      for (const [view, v] of Object.entries(raw.views)) {
+      for (const [view, v] of Object.entries(s.views)) {
         if (!isViewId(view)) continue;
-        views[view] = { width: v.width, height: v.height, plateQuad: v.plate_quad ?? null, shadow: v.shadow, coverage: v.coverage === true };
+        views[view] = { width: v.width, height: v.height, plateQuad: v.plate_quad, shadow: v.shadow, coverage: v.coverage };
       }
-      return { id: raw.id ?? id, revision: String(raw.revision), views };
+      return { id: s.id, revision: s.revision, views };
     },
   };
 }

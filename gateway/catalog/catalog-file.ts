@@ -2,6 +2,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { z } from 'zod';
 import { displayName } from '../display-name.ts';
 import { VIEW_IDS, isViewId } from '../../shared/views.ts';
+import { SET_ID_RE, SET_ID_RULE } from '../../shared/asset-format/set-id.ts';
 
 /** The catalog exchange format (`vehicle-catalog/v1`); docs/catalog.md describes it. */
 const slug = z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be a lower-case slug (a-z, 0-9, hyphens)').max(64);
@@ -12,7 +13,8 @@ const variantSchema = z
     slug: slug.nullable(),
     name: name.nullable(),
     category: slug,
-    asset_set: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must name an asset set'),
+    // the renderer's rule: a row naming a set it would refuse is refused here, with the row
+    asset_set: z.string().regex(SET_ID_RE, `must be a set id the renderer serves (${SET_ID_RULE})`),
     published: z.boolean().default(true),
     unpublished_views: z.array(z.string()).default([]),
   })

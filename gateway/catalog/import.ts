@@ -1,5 +1,6 @@
 import type { Database, Queryable } from '../db/database.ts';
 import { VIEW_IDS } from '../../shared/views.ts';
+import { AssetSetError } from '../../shared/asset-format/set-json.ts';
 import type { AssetSetDirectory, SetDescription } from './asset-sets.ts';
 import { CatalogFileError, type CatalogFile } from './catalog-file.ts';
 import { categoryId, makeId, modelId, vehicleId } from './ids.ts';
@@ -33,7 +34,14 @@ export async function importCatalog(db: Database, assets: AssetSetDirectory, fil
   const sets = new Map<string, SetDescription>();
   const problems: string[] = [];
   for (const id of setIds) {
-    const d = await assets.describe(id);
+    let d: SetDescription | null;
+    try {
+      d = await assets.describe(id);
+    } catch (e) {
+      if (!(e instanceof AssetSetError)) throw e;
+      problems.push(`asset_set "${id}": ${e.message}`);
+      continue;
+    }
     if (!d) problems.push(`asset_set "${id}": no such asset set`);
     else sets.set(id, d);
   }

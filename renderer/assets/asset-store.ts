@@ -7,7 +7,10 @@ import type { Logger } from '../../shared/logger.ts';
 import { ServiceError } from '../../shared/errors.ts';
 import { WIDTH_MIN } from '../../shared/render-options.ts';
 import type { ViewId } from '../../shared/views.ts';
-import { AssetSetError, SET_ID_RE, layerPath, readSetMeta, type AssetSetMeta, type ViewMeta } from './set-format.ts';
+import { layerPath } from '../../shared/asset-format/layer-files.ts';
+import { readSetMeta, type AssetSetMeta, type ViewMeta } from '../../shared/asset-format/read-set.ts';
+import { isSetId } from '../../shared/asset-format/set-id.ts';
+import { AssetSetError } from '../../shared/asset-format/set-json.ts';
 import { decodeLayerFiles, type LayerFiles } from './decode-layers.ts';
 import type { Layers } from './layers.ts';
 import { withLevelTables } from './level-tables.ts';
@@ -112,7 +115,7 @@ export class AssetStore {
     let names: string[] = [];
     try {
       const dirents = await fs.readdir(this.opts.dir, { withFileTypes: true });
-      names = dirents.filter((d) => d.isDirectory() && SET_ID_RE.test(d.name)).map((d) => d.name);
+      names = dirents.filter((d) => d.isDirectory() && isSetId(d.name)).map((d) => d.name);
     } catch (e) {
       // a renderer that says SERVING with no sets would fail every render: refuse to start instead
       throw new Error(`ASSETS_DIR ${this.opts.dir} cannot be read: ${(e as Error).message}`);
@@ -154,7 +157,7 @@ export class AssetStore {
 
   /** The set's metadata; NOT_FOUND when it is unknown or invalid. Picks up a changed set.json. */
   async getSet(id: string): Promise<AssetSetMeta> {
-    if (!SET_ID_RE.test(id)) throw new ServiceError('bad_request', 'Invalid asset set id');
+    if (!isSetId(id)) throw new ServiceError('bad_request', 'Invalid asset set id');
     let entry = this.sets.get(id);
     const now = Date.now();
     if (!entry || now - entry.checkedAt > this.recheckMs) {

@@ -1,6 +1,6 @@
-import sharp from 'sharp';
 import { allocPlanes } from './arena.ts';
-import { LIGHT8_TO_LINEAR } from './light-encoding.ts';
+import { readGreyLayer, readLightCodes, readRgbLayer } from '../../shared/asset-format/layer-files.ts';
+import { LIGHT8_TO_LINEAR } from '../../shared/asset-format/light-encoding.ts';
 import { copySliced, layersOf, lookUpRange, SLICE_PIXELS, type Layers } from './layers.ts';
 import { runPaced, type Sliced } from './paced.ts';
 
@@ -22,26 +22,20 @@ export async function decodeLayerFiles(
   height: number,
   opts: { shadowedBase?: boolean } = {},
 ): Promise<Layers> {
-  const rgb = (f: string) => sharp(f).removeAlpha().toColourspace('srgb').raw().toBuffer();
-  const grey8 = (f: string) => sharp(f).toColourspace('b-w').raw().toBuffer();
-  // 16-bit light layers as decoded; 8-bit ones hold linear light through the sRGB curve (docs/asset-format.md)
-  const light = async (f: string, depth: 8 | 16): Promise<{ depth: 8 | 16; buf: Buffer }> =>
-    depth === 16 ? { depth, buf: await sharp(f).toColourspace('grey16').raw({ depth: 'ushort' }).toBuffer() } : { depth, buf: await grey8(f) };
   const [b, p, d, s, sh, cv] = await Promise.all([
-    rgb(files.base),
-    grey8(files.paint),
-    light(files.diffuse, lightDepth.diffuse),
-    light(files.specular, lightDepth.specular),
-    files.shadow ? grey8(files.shadow) : Promise.resolve(null),
-    files.coverage ? grey8(files.coverage) : Promise.resolve(null),
+    readRgbLayer(files.base),
+    readGreyLayer(files.paint),
+    readLightCodes(files.diffuse, lightDepth.diffuse),
+    readLightCodes(files.specular, lightDepth.specular),
+    files.shadow ? readGreyLayer(files.shadow) : Promise.resolve(null),
+    files.coverage ? readGreyLayer(files.coverage) : Promise.resolve(null),
   ]);
   const px = width * height;
-  const lightPx = (l: { depth: 8 | 16; buf: Buffer }) => (l.depth === 16 ? l.buf.length / 2 : l.buf.length);
   if (
     b.length !== px * 3 ||
     p.length !== px ||
-    lightPx(d) !== px ||
-    lightPx(s) !== px ||
+    d.codes.length !== px ||
+    s.codes.length !== px ||
     (sh && sh.length !== px) ||
     (cv && cv.length !== px)
   ) {
@@ -59,10 +53,10 @@ export async function decodeLayerFiles(
       const lut = new Uint16Array(256);
       for (let i = 0; i < 256; i++) lut[i] = Math.round(LIGHT8_TO_LINEAR[i]! * 65535);
       for (const [l, out] of [[d, diffuse], [s, specular]] as const) {
-        if (l.depth === 16) yield* copySliced(out, new Uint16Array(l.buf.buffer, l.buf.byteOffset, px));
+        if (l.depth === 16) yield* copySliced(out, l.codes);
         else
           for (let i = 0; i < px; i += SLICE_PIXELS) {
-            lookUpRange(out, l.buf, lut, i, Math.min(px, i + SLICE_PIXELS));
+            lookUpRange(out, l.codes, lut, i, Math.min(px, i + SLICE_PIXELS));
             yield;
           }
       }

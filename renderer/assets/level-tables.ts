@@ -1,4 +1,4 @@
-import { SRGB8_TO_LINEAR } from '../color/srgb.ts';
+import { SRGB8_TO_LINEAR } from '../../shared/color/srgb.ts';
 import { EDGE_BLOCK_BYTES, EDGES_MAX_SHARE, FULL_RUNS_MAX_SHARE, PALETTE_COLOUR_SLOTS, PALETTE_MAX_SHARE, WASM_PAGE, edgesBytes, fullRunsBytes, paletteBytes, type LayerArena } from './arena.ts';
 import type { ActiveRuns, Layers } from './layers.ts';
 import type { Sliced } from './paced.ts';

@@ -1,4 +1,4 @@
-import { SRGB8_TO_LINEAR, LINEAR_LUT_SIZE, LINEAR_TO_SRGB8 } from '../color/srgb.ts';
+import { SRGB8_TO_LINEAR, LINEAR_LUT_SIZE, LINEAR_TO_SRGB8 } from '../../shared/color/srgb.ts';
 import { allocPlanes } from './arena.ts';
 import { layersOf, type Layers } from './layers.ts';
 import { runNow, runPaced, type Sliced } from './paced.ts';

@@ -1,4 +1,4 @@
-import { SRGB8_TO_LINEAR, linearToSrgb } from './srgb.ts';
+import { SRGB8_TO_LINEAR, linearToSrgb } from '../../shared/color/srgb.ts';
 
 /**
  * Linear light → 8-bit sRGB, rounded exactly as `round(255 · srgb_encode(c))` (what the gl backend's

@@ -2,7 +2,7 @@ import { ServiceError } from '../../shared/errors.ts';
 import type { RenderRequest } from '../../shared/render-request.ts';
 import type { AssetStore } from '../assets/asset-store.ts';
 import type { Layers } from '../assets/layers.ts';
-import type { AssetSetMeta, ViewMeta } from '../assets/set-format.ts';
+import type { AssetSetMeta, ViewMeta } from '../../shared/asset-format/read-set.ts';
 import type { Compositor, PlatePlacement, RgbImage } from '../backends/backend.ts';
 import type { Encoded } from '../encode/encode.ts';
 

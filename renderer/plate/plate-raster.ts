@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { Resvg } from '@resvg/resvg-js';
 import opentype, { type Font, type Path } from 'opentype.js';
 import { LRUCache } from 'lru-cache';
-import { SRGB8_TO_LINEAR } from '../color/srgb.ts';
+import { SRGB8_TO_LINEAR } from '../../shared/color/srgb.ts';
 
 /**
  * The EU-style plate (520 × 110 mm): white field, thin black border, blue EU band at the left with

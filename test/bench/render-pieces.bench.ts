@@ -21,7 +21,7 @@ import { loadRendererConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 import type { ImageFormat } from '../../shared/render-options.ts';
 import { normaliseRenderRequest } from '../../shared/render-request.ts';
-import { makeSyntheticSet } from '../../renderer/assets/make-synthetic-set.ts';
+import { makeSyntheticSet } from '../support/make-synthetic-set.ts';
 import { outputHeight } from '../../renderer/assets/asset-store.ts';
 import { encodeImage, resizeKernel } from '../../renderer/encode/encode.ts';
 import type { RenderContext } from '../../renderer/pipeline/context.ts';

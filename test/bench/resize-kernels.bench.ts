@@ -18,7 +18,7 @@ import { createRendererClient } from '../../shared/render-client.ts';
 import type { ViewId } from '../../shared/views.ts';
 import { startRendererServer } from '../../renderer/server.ts';
 import { resizeKernel } from '../../renderer/encode/encode.ts';
-import { srgbToLinear, linearToSrgb } from '../../renderer/color/srgb.ts';
+import { srgbToLinear, linearToSrgb } from '../../shared/color/srgb.ts';
 
 const KERNELS: Array<keyof KernelEnum> = ['lanczos3', 'lanczos2', 'cubic', 'mitchell', 'linear'];
 const LEVELS = [2400, 1600, 1200, 800, 600, 400, 300, 200];

@@ -12,11 +12,11 @@ const run = promisify(execFile);
 describe(`admin CLI (${backendLabel()})`, function () {
   this.timeout(60_000);
   let gw: TestGateway;
-  let assetsDir: string;
+  let scratch: string;
   const cli = async (args: string[], env: Record<string, string> = {}) => {
     try {
       const r = await run('npx', ['tsx', 'gateway/cli/admin.ts', ...args], {
-        env: { ...process.env, ADMIN_URL: gw.url, ADMIN_TOKEN: gw.adminToken, ASSETS_DIR: assetsDir, ...env },
+        env: { ...process.env, ADMIN_URL: gw.url, ADMIN_TOKEN: gw.adminToken, ...env },
       });
       return { code: 0, out: r.stdout, err: r.stderr };
     } catch (e) {
@@ -26,11 +26,11 @@ describe(`admin CLI (${backendLabel()})`, function () {
   };
   before(async () => {
     gw = await startTestGateway();
-    assetsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vis-assets-'));
+    scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'vis-admin-cli-'));
   });
   after(async () => {
     await gw?.close();
-    fs.rmSync(assetsDir, { recursive: true, force: true });
+    fs.rmSync(scratch, { recursive: true, force: true });
   });
 
   it('quickstart creates an organisation, a contract and a working key', async () => {
@@ -48,7 +48,7 @@ describe(`admin CLI (${backendLabel()})`, function () {
     expect(JSON.parse(json.out).imported.vehicles).to.be.greaterThan(0);
     const csv = await cli(['catalog', 'import', 'docs/sample-catalog.csv']);
     expect(csv.code, csv.err).to.equal(0);
-    const bad = path.join(assetsDir, 'bad.json');
+    const bad = path.join(scratch, 'bad.json');
     fs.writeFileSync(bad, JSON.stringify({ format: 'vehicle-catalog/v1', categories: [], makes: [{ slug: 'x', name: 'X', models: [{ slug: 'y', name: 'Y', years: [{ year: 1700, variants: [] }] }] }] }));
     const r = await cli(['catalog', 'import', bad]);
     expect(r.code).to.not.equal(0);
@@ -56,24 +56,10 @@ describe(`admin CLI (${backendLabel()})`, function () {
   });
 
   it('catalog export writes the import format', async () => {
-    const out = path.join(assetsDir, 'export.json');
+    const out = path.join(scratch, 'export.json');
     const r = await cli(['catalog', 'export', '--out', out]);
     expect(r.code).to.equal(0);
     expect(JSON.parse(fs.readFileSync(out, 'utf8')).format).to.equal('vehicle-catalog/v1');
-  });
-
-  it('assets import validates a set and copies it; a broken set is refused naming the file', async () => {
-    const src = path.join(assetsDir, 'src', 'studio-one');
-    fs.cpSync('assets/synthetic', src, { recursive: true });
-    const meta = JSON.parse(fs.readFileSync(path.join(src, 'set.json'), 'utf8'));
-    fs.writeFileSync(path.join(src, 'set.json'), JSON.stringify({ ...meta, id: 'studio-one' }));
-    const ok = await cli(['assets', 'import', src]);
-    expect(ok.code, ok.err).to.equal(0);
-    expect(fs.existsSync(path.join(assetsDir, 'studio-one', 'set.json'))).to.equal(true);
-    fs.rmSync(path.join(src, 'rear', 'paint.png'));
-    const bad = await cli(['assets', 'import', src, '--replace']);
-    expect(bad.code).to.not.equal(0);
-    expect(bad.err).to.contain(path.join('rear', 'paint.png'));
   });
 
   it('a wrong admin token is reported, not crashed on', async () => {

@@ -6,11 +6,11 @@ import { loadRendererConfig, type RendererConfig } from '../../shared/config.ts'
 import { createLogger } from '../../shared/logger.ts';
 import { createRendererClient, type RendererClient, type RenderStream } from '../../shared/render-client.ts';
 import type { RenderRequest } from '../../shared/render-request.ts';
-import { makeSyntheticSet } from '../../renderer/assets/make-synthetic-set.ts';
+import { makeSyntheticSet } from '../support/make-synthetic-set.ts';
 import { startRendererServer, type RendererInternals } from '../../renderer/server.ts';
 import type { AssetStore } from '../../renderer/assets/asset-store.ts';
 import type { CompositeJob, Compositor } from '../../renderer/backends/backend.ts';
-import { hexToLinear } from '../../renderer/color/srgb.ts';
+import { hexToLinear } from '../../shared/color/srgb.ts';
 import type { RenderContext } from '../../renderer/pipeline/context.ts';
 import { layersStep } from '../../renderer/pipeline/steps/01-layers.ts';
 import { plateStep } from '../../renderer/pipeline/steps/02-plate.ts';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { linearToSrgb, hexToLinear } from '../../renderer/color/srgb.ts';
+import { linearToSrgb, hexToLinear } from '../../shared/color/srgb.ts';
 import { AssetStore } from '../../renderer/assets/asset-store.ts';
 import { sharedU16, sharedU8 } from '../../renderer/assets/arena.ts';
 import { makeLayers } from '../../renderer/assets/layers.ts';
@@ -7,7 +7,7 @@ import { CpuCompositor, kernelInput } from '../../renderer/backends/cpu/cpu-back
 import { compositeKernel, compositeRows } from '../../renderer/backends/cpu/kernel.ts';
 import { SHADED, encodeSrgb8, encodeTables } from '../../renderer/color/srgb8.ts';
 import { WasmKernel } from '../../renderer/backends/cpu/wasm-kernel.ts';
-import { SRGB8_TO_LINEAR } from '../../renderer/color/srgb.ts';
+import { SRGB8_TO_LINEAR } from '../../shared/color/srgb.ts';
 import { VIEW_IDS } from '../../shared/views.ts';
 import { TEST_SET, compositeJob, expectKernelMatch, quietLogger, testAssets } from './helpers.ts';
 

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { LIGHT8_TO_LINEAR } from '../../renderer/assets/light-encoding.ts';
+import { LIGHT8_TO_LINEAR } from '../../shared/asset-format/light-encoding.ts';
 import { sharedU16, sharedU8 } from '../../renderer/assets/arena.ts';
 import { makeLayers, type Layers } from '../../renderer/assets/layers.ts';
 import { reduceLayers } from '../../renderer/assets/reduce-layers.ts';

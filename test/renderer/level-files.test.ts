@@ -17,8 +17,8 @@ import { LEVEL_FILE_VERSION, LevelFiles, WRITE_QUEUE_MAX } from '../../renderer/
 import { levelCode } from '../../renderer/assets/level-code.ts';
 import { sharedU16, sharedU8 } from '../../renderer/assets/arena.ts';
 import { makeLayers, type Layers } from '../../renderer/assets/layers.ts';
-import { makeSyntheticSet } from '../../renderer/assets/make-synthetic-set.ts';
-import { layerPath } from '../../renderer/assets/set-format.ts';
+import { makeSyntheticSet } from '../support/make-synthetic-set.ts';
+import { layerPath } from '../../shared/asset-format/layer-files.ts';
 import sharp from 'sharp';
 import type { RenderRequest } from '../../shared/render-request.ts';
 import { TEST_SET, TEST_WIDTH, quietLogger, renderBytes, req, startTestServer, testAssets } from './helpers.ts';

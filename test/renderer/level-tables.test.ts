@@ -5,7 +5,7 @@ import { compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
 import type { CompositeJob } from '../../renderer/backends/backend.ts';
 import { EDGE_BLOCK_BYTES, allocPlanes } from '../../renderer/assets/arena.ts';
 import { makeLayers, type Layers } from '../../renderer/assets/layers.ts';
-import { SRGB8_TO_LINEAR } from '../../renderer/color/srgb.ts';
+import { SRGB8_TO_LINEAR } from '../../shared/color/srgb.ts';
 import { encodeSrgb8 } from '../../renderer/color/srgb8.ts';
 import { TEST_SET8, compositeJob, expectKernelMatch, quietLogger, testAssets } from './helpers.ts';
 

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { readSetMeta } from '../../renderer/assets/set-format.ts';
+import { readSetMeta } from '../../shared/asset-format/read-set.ts';
 
 function digestTree(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -34,7 +34,7 @@ describe('studio: baker', function () {
   let setDir = '';
 
   before(async function () {
-    const { createGLRenderer } = await import('../../renderer/bake/gl.ts');
+    const { createGLRenderer } = await import('../../studio/bake/gl.ts');
     try {
       gl = createGLRenderer();
     } catch (e) {
@@ -51,9 +51,9 @@ describe('studio: baker', function () {
   });
 
   it('bakes a small set deterministically, in format 2 (coverage, calibration, source, backdrop)', async () => {
-    const { bakeSet, BAKER_VERSION } = await import('../../renderer/bake/bake.ts');
-    const { CALIBRATION_VERSION } = await import('../../renderer/assets/calibrate.ts');
-    const { findSet } = await import('../../renderer/bake/styles.ts');
+    const { bakeSet, BAKER_VERSION } = await import('../../studio/bake/bake.ts');
+    const { CALIBRATION_VERSION } = await import('../../studio/calibrate.ts');
+    const { findSet } = await import('../../studio/bake/styles.ts');
     const def = findSet('hatchback-b')!;
     const opts = { width: 320, height: 180, views, samples: 4, supersample: 4, lightDepth: 8 as const };
     const a = path.join(tmp, 'a', def.id);

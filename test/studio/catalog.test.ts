@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { VIEW_IDS } from '../../shared/views.ts';
-import { buildDemoCatalog, REAL_MODEL_MAKES } from '../../renderer/bake/demo-catalog.ts';
+import { buildDemoCatalog, REAL_MODEL_MAKES } from '../../studio/bake/demo-catalog.ts';
 
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const REAL_BRANDS = ['toyota', 'ford', 'bmw', 'audi', 'mercedes', 'volkswagen', 'honda', 'nissan', 'fiat', 'renault', 'peugeot', 'volvo', 'kia', 'hyundai', 'tesla', 'skoda', 'seat', 'opel', 'mazda', 'subaru', 'porsche', 'ferrari', 'jeep', 'dodge', 'chevrolet', 'lexus', 'mini', 'citroen', 'dacia', 'suzuki'];
@@ -81,7 +81,7 @@ describe('studio: assets/demo-catalog.json', () => {
     for (const m of cat.makes) for (const b of REAL_BRANDS) assert.ok(!m.slug.includes(b), `${m.slug} looks like a real brand`);
   });
 
-  it('is what renderer/bake/demo-catalog.ts generates', () => {
+  it('is what studio/bake/demo-catalog.ts generates', () => {
     assert.deepEqual(JSON.parse(JSON.stringify(buildDemoCatalog())), cat);
   });
 

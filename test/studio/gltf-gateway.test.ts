@@ -1,6 +1,6 @@
 /**
  * A glTF car from file to picture: baked with `npm run bake -- gltf` (a small car built in the test),
- * imported with `npm run admin -- assets import` into an empty ASSETS_DIR, referenced by a catalog,
+ * imported with `npm run studio -- import` into an empty ASSETS_DIR, referenced by a catalog,
  * and rendered through a real gateway and renderer (cpu back end) in a named colour with a plate, and
  * with a transparent background. Needs WebGL 2 for the bake; skipped without it unless CI=true or
  * REQUIRE_GL=1.
@@ -29,7 +29,7 @@ describe('studio: a baked glTF set renders through the gateway', function () {
   let client: { close(): void } | null = null;
 
   before(async function () {
-    const { createGLRenderer } = await import('../../renderer/bake/gl.ts');
+    const { createGLRenderer } = await import('../../studio/bake/gl.ts');
     try {
       createGLRenderer().dispose();
     } catch (e) {
@@ -42,7 +42,7 @@ describe('studio: a baked glTF set renders through the gateway', function () {
     fs.mkdirSync(assetsDir);
     const model = path.join(tmp, 'Test Car.glb');
     await writeFixtureCar(model);
-    const { runGltfCli } = await import('../../renderer/bake/gltf/cli.ts');
+    const { runGltfCli } = await import('../../studio/bake/gltf/cli.ts');
     const code = await runGltfCli([model, '--out', path.join(tmp, 'baked'), '--width', '480', '--views', 'front_left,side_right,rear', '--quiet']);
     assert.equal(code, 0);
   });
@@ -54,10 +54,10 @@ describe('studio: a baked glTF set renders through the gateway', function () {
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('is accepted by npm run admin -- assets import', async () => {
+  it('is accepted by npm run studio -- import', async () => {
     const setDir = path.join(tmp, 'baked', 'test-car');
     assert.ok(fs.existsSync(path.join(setDir, 'set.json')), 'the set id comes from the file name');
-    const r = await run('npx', ['tsx', 'gateway/cli/admin.ts', 'assets', 'import', setDir], { env: { ...process.env, ASSETS_DIR: assetsDir } });
+    const r = await run('npx', ['tsx', 'studio/main.ts', 'import', setDir], { env: { ...process.env, ASSETS_DIR: assetsDir } });
     assert.equal(JSON.parse(r.stdout).imported, 'test-car');
     assert.ok(fs.existsSync(path.join(assetsDir, 'test-car', 'front_left', 'coverage.png')));
   });
@@ -80,10 +80,9 @@ describe('studio: a baked glTF set renders through the gateway', function () {
       ] }] }] }],
     }));
     gw = await startGateway({
-      config: loadGatewayConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: path.join(tmp, 'data'), LOG_LEVEL: 'silent', SEED_DEMO: 'true' }),
+      config: loadGatewayConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: path.join(tmp, 'data'), ASSETS_DIR: assetsDir, LOG_LEVEL: 'silent', SEED_DEMO: 'true' }),
       logger: createLogger('g', 'silent'),
       renderer: client as never,
-      assetsDir,
       demoCatalogFile: catalog,
     });
     assert.equal(gw.exampleImagePath, '/v1/makes/testa/models/blocco/2024/front_left');

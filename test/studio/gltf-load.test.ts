@@ -9,9 +9,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as THREE from 'three';
-import { GltfInputError, loadGltf } from '../../renderer/bake/gltf/load.ts';
-import { classify, readRoleMap, roleFromName } from '../../renderer/bake/gltf/roles.ts';
-import { gltfSubject } from '../../renderer/bake/gltf/subject.ts';
+import { GltfInputError, loadGltf } from '../../studio/bake/gltf/load.ts';
+import { classify, readRoleMap, roleFromName } from '../../studio/bake/gltf/roles.ts';
+import { gltfSubject } from '../../studio/bake/gltf/subject.ts';
 import { CAR, writeFixtureCar } from './gltf-fixtures.ts';
 
 function meshesByNode(scene: THREE.Object3D): Map<string, THREE.Mesh> {

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { readSetMeta } from '../../renderer/assets/set-format.ts';
+import { readSetMeta } from '../../shared/asset-format/read-set.ts';
 import { CAR, writeFixtureCar } from './gltf-fixtures.ts';
 
 interface Grey { data: Uint8Array; width: number; height: number; channels: number }
@@ -27,7 +27,7 @@ const H = 180;
 const VIEWS = ['front_left', 'side_right', 'rear'];
 
 async function runCli(args: string[]): Promise<{ code: number; errors: string[] }> {
-  const { runGltfCli } = await import('../../renderer/bake/gltf/cli.ts');
+  const { runGltfCli } = await import('../../studio/bake/gltf/cli.ts');
   const errors: string[] = [];
   const orig = console.error;
   console.error = (...a: unknown[]) => errors.push(a.map(String).join(' '));
@@ -45,7 +45,7 @@ describe('studio: glTF baker (npm run bake -- gltf)', function () {
   let out = '';
 
   before(async function () {
-    const { createGLRenderer } = await import('../../renderer/bake/gl.ts');
+    const { createGLRenderer } = await import('../../studio/bake/gl.ts');
     try {
       createGLRenderer().dispose();
     } catch (e) {

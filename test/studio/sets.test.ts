@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import { readSetMeta } from '../../renderer/assets/set-format.ts';
-import { DEFAULT_SET_IDS } from '../../renderer/bake/styles.ts';
+import { readSetMeta } from '../../shared/asset-format/read-set.ts';
+import { DEFAULT_SET_IDS } from '../../studio/bake/styles.ts';
 import { VIEW_IDS } from '../../shared/views.ts';
 
 const ASSETS = path.resolve('assets');

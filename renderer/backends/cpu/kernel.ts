@@ -1,4 +1,4 @@
-import { LUMA, SRGB8_TO_LINEAR } from '../../color/srgb.ts';
+import { LUMA, SRGB8_TO_LINEAR } from '../../../shared/color/srgb.ts';
 import { PLATE_WHITE_LINEAR, SHOULDER_KNEE } from '../backend.ts';
 import type { LayerArena } from '../../assets/arena.ts';
 import type { FullRuns, LevelEdges } from '../../assets/level-tables.ts';

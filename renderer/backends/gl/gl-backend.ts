@@ -6,7 +6,7 @@ import type { Layers } from '../../assets/layers.ts';
 import type { PlateTexture } from '../../plate/plate-raster.ts';
 import { PLATE_WHITE_LINEAR, SHOULDER_KNEE, type CompositeJob, type Compositor, type RgbImage } from '../backend.ts';
 import { BufferPool } from '../cpu/buffer-pool.ts';
-import { SRGB8_TO_LINEAR } from '../../color/srgb.ts';
+import { SRGB8_TO_LINEAR } from '../../../shared/color/srgb.ts';
 import { FRAGMENT_SHADER, VERTEX_SHADER } from './shaders.ts';
 
 const require = createRequire(import.meta.url);

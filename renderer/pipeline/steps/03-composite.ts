@@ -1,4 +1,4 @@
-import { hexToLinear } from '../../color/srgb.ts';
+import { hexToLinear } from '../../../shared/color/srgb.ts';
 import type { CompositeJob } from '../../backends/backend.ts';
 import type { RenderContext, Step } from '../context.ts';
 

@@ -3,7 +3,7 @@
  * S that make the lit mid-tone of the body read as the requested colour. Run once when a set is
  * made (baker, photographed import), never per request.
  */
-import { srgbToLinear } from '../color/srgb.ts';
+import { srgbToLinear } from '../shared/color/srgb.ts';
 
 export interface CalibrationInput {
   width: number;

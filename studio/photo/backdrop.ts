@@ -1,5 +1,5 @@
-import { SRGB8_TO_LINEAR } from '../color/srgb.ts';
-import type { PhotoView, Rgb } from './photo-light.ts';
+import { SRGB8_TO_LINEAR } from '../../shared/color/srgb.ts';
+import type { PhotoView, Rgb } from './light.ts';
 
 // The backdrop: a vertical linear gradient in linear light.
 

@@ -6,9 +6,9 @@
  * - other parts hide it: fewer than 40 % of the pixels inside the quad show the blank studio plate
  *   (linear 0.8, sRGB 231 on all three channels) in the base layer.
  */
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import sharp from 'sharp';
+import { layerPath } from '../../../shared/asset-format/layer-files.ts';
+import { readSetJsonAsWritten, writeSetJson } from '../../../shared/asset-format/set-json.ts';
 
 type Pt = [number, number];
 
@@ -54,8 +54,7 @@ export async function plateShare(basePng: string, q: Pt[]): Promise<number> {
 
 /** Checks every view's quad in `setDir/set.json`, rewrites it with the unseen ones set to null; returns what it dropped. */
 export async function checkPlateQuads(setDir: string): Promise<string[]> {
-  const file = path.join(setDir, 'set.json');
-  const set = JSON.parse(await fs.readFile(file, 'utf8')) as { views: Record<string, { plate_quad: Pt[] | null }> };
+  const set = await readSetJsonAsWritten(setDir);
   const notes: string[] = [];
   for (const [view, v] of Object.entries(set.views)) {
     const q = v.plate_quad;
@@ -65,12 +64,12 @@ export async function checkPlateQuads(setDir: string): Promise<string[]> {
       notes.push(`${view}: the plate faces away from the camera, no plate quad`);
       continue;
     }
-    const share = await plateShare(path.join(setDir, view, 'base.png'), q);
+    const share = await plateShare(layerPath(setDir, view, 'base'), q);
     if (share < 0.4) {
       v.plate_quad = null;
       notes.push(`${view}: the plate is hidden (${Math.round(share * 100)} % of it seen), no plate quad`);
     }
   }
-  if (notes.length) await fs.writeFile(file, JSON.stringify(set, null, 2) + '\n');
+  if (notes.length) await writeSetJson(setDir, set);
   return notes;
 }

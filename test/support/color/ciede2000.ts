@@ -1,4 +1,4 @@
-import { srgbToLinear } from './srgb.ts';
+import { srgbToLinear } from '../../../shared/color/srgb.ts';
 
 /**
  * CIE L*a*b* (D65 white, 2° observer) from sRGB, and the CIEDE2000 colour difference

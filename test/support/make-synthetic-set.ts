@@ -2,7 +2,7 @@
  * Generates a small synthetic asset set in the format of docs/renderer.md: a car-like shape drawn as
  * SVG (rasterised by sharp), with a procedural diffuse/specular split, in all nine views.
  *
- *   npx tsx renderer/assets/make-synthetic-set.ts [outDir=assets/synthetic] [width=800] [--id synthetic] [--depth 8|16]
+ *   npx tsx test/support/make-synthetic-set.ts [outDir=assets/synthetic] [width=800] [--id synthetic] [--depth 8|16]
  *
  * Tests call makeSyntheticSet() to build sets of their own sizes in a temporary folder.
  */
@@ -11,10 +11,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { VIEW_IDS, type ViewId } from '../../shared/views.ts';
-import { LINEAR_TO_SRGB8, LINEAR_LUT_SIZE, hexToLinear, srgbToLinear } from '../color/srgb.ts';
-import { calibrateView } from './calibrate.ts';
-import { encodeLight16, encodeLight8 } from './light-encoding.ts';
-import type { Quad } from './set-format.ts';
+import { LINEAR_TO_SRGB8, LINEAR_LUT_SIZE, hexToLinear, srgbToLinear } from '../../shared/color/srgb.ts';
+import { calibrateView } from '../../studio/calibrate.ts';
+import { encodeLight16, encodeLight8 } from '../../shared/asset-format/light-encoding.ts';
+import { layerPath, writeGreyLayer, writeLightLayer, writeRgbLayer } from '../../shared/asset-format/layer-files.ts';
+import type { Quad, Rgb } from '../../shared/asset-format/read-set.ts';
+import { ASSET_FORMAT, writeSetJson, type SetJsonInput } from '../../shared/asset-format/set-json.ts';
 
 const VB_W = 1600;
 const VB_H = 900;
@@ -212,12 +214,12 @@ export async function makeSyntheticSet(outDir: string, opts: SyntheticSetOptions
   await fs.mkdir(outDir, { recursive: true });
   const setJson = {
     id,
-    format: 2,
+    format: ASSET_FORMAT,
     revision,
-    source: { kind: 'synthetic', note: 'SVG shapes with a procedural light split (renderer/assets/make-synthetic-set.ts)' },
+    source: { kind: 'synthetic', note: 'SVG shapes with a procedural light split (test/support/make-synthetic-set.ts)' },
     neutral_paint: SYNTHETIC_NEUTRAL_PAINT,
-    backdrop: { top: [BACKDROP_TOP, BACKDROP_TOP, BACKDROP_TOP], bottom: [BACKDROP_BOTTOM, BACKDROP_BOTTOM, BACKDROP_BOTTOM] },
-    views: {} as Record<string, unknown>,
+    backdrop: { top: [BACKDROP_TOP, BACKDROP_TOP, BACKDROP_TOP] as Rgb, bottom: [BACKDROP_BOTTOM, BACKDROP_BOTTOM, BACKDROP_BOTTOM] as Rgb },
+    views: {} as SetJsonInput['views'],
   };
   for (const viewId of views) {
     const s = SHAPES[viewId];
@@ -316,39 +318,24 @@ export async function makeSyntheticSet(outDir: string, opts: SyntheticSetOptions
     }
     const dir = path.join(outDir, viewId);
     await fs.mkdir(dir, { recursive: true });
-    const png = { compressionLevel: 9, adaptiveFiltering: true } as const;
-    await sharp(base, { raw: { width: w, height: h, channels: 3 } }).png(png).toFile(path.join(dir, 'base.png'));
-    await sharp(paint, { raw: { width: w, height: h, channels: 1 } }).toColourspace('b-w').png(png).toFile(path.join(dir, 'paint.png'));
-    for (const [name, data] of [
-      ['diffuse', diff],
-      ['specular', spec],
-    ] as const) {
-      const img =
-        data instanceof Uint16Array
-          ? sharp(data, { raw: { width: w, height: h, channels: 1 } }).toColourspace('grey16')
-          : sharp(data, { raw: { width: w, height: h, channels: 1 } }).toColourspace('b-w');
-      await img.png(png).toFile(path.join(dir, `${name}.png`));
-    }
-    if (opts.coverage !== false) {
-      await sharp(coverage, { raw: { width: w, height: h, channels: 1 } }).toColourspace('b-w').png(png).toFile(path.join(dir, 'coverage.png'));
-    } else {
-      await fs.rm(path.join(dir, 'coverage.png'), { force: true });
-    }
-    if (shadow) {
-      await sharp(shadow, { raw: { width: w, height: h, channels: 1 } }).toColourspace('b-w').png(png).toFile(path.join(dir, 'shadow.png'));
-    } else {
-      await fs.rm(path.join(dir, 'shadow.png'), { force: true });
-    }
+    await writeRgbLayer(layerPath(outDir, viewId, 'base'), base, w, h);
+    await writeGreyLayer(layerPath(outDir, viewId, 'paint'), paint, w, h);
+    await writeLightLayer(layerPath(outDir, viewId, 'diffuse'), diff, w, h);
+    await writeLightLayer(layerPath(outDir, viewId, 'specular'), spec, w, h);
+    if (opts.coverage !== false) await writeGreyLayer(layerPath(outDir, viewId, 'coverage'), coverage, w, h);
+    else await fs.rm(layerPath(outDir, viewId, 'coverage'), { force: true });
+    if (shadow) await writeGreyLayer(layerPath(outDir, viewId, 'shadow'), shadow, w, h);
+    else await fs.rm(layerPath(outDir, viewId, 'shadow'), { force: true });
     setJson.views[viewId] = {
       width: w,
       height: h,
-      plate_quad: plateQuad ? plateQuad.map(([x, y]) => [Math.round(x * 100) / 100, Math.round(y * 100) / 100]) : null,
+      plate_quad: plateQuad ? (plateQuad.map(([x, y]) => [Math.round(x * 100) / 100, Math.round(y * 100) / 100]) as Quad) : null,
       shadow: shadow !== null,
       coverage: opts.coverage !== false,
       calibration: calibrateView({ width: w, height: h, paint, diffuse: dLin, specular: sLin }),
     };
   }
-  await fs.writeFile(path.join(outDir, 'set.json'), JSON.stringify(setJson, null, 2) + '\n');
+  await writeSetJson(outDir, setJson);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

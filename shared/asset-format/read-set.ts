@@ -1,20 +1,14 @@
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import sharp, { type Metadata } from 'sharp';
-import { z } from 'zod';
-import { VIEW_IDS, isViewId, type ViewId } from '../../shared/views.ts';
+import { VIEW_IDS, isViewId, type ViewId } from '../views.ts';
 import { hexToLinear } from '../color/srgb.ts';
+import { LAYER_FILES, layerPath } from './layer-files.ts';
+import { AssetSetError, readSetJson, setJsonPath } from './set-json.ts';
 
 /**
- * The studio asset-set format 2 as the loader reads it (docs/asset-format.md): `<set>/set.json` and
- * per view `<view>/{base,paint,diffuse,specular[,shadow][,coverage]}.png`.
+ * Reads a whole asset set of format 2 as the renderer loads it (docs/asset-format.md): set.json and,
+ * per view, the headers of `<view>/{base,paint,diffuse,specular[,shadow][,coverage]}.png`.
  */
-export const SET_ID_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-export const MAX_LAYER_WIDTH = 4096;
-export const LAYER_FILES = ['base', 'paint', 'diffuse', 'specular', 'shadow', 'coverage'] as const;
-export const ASSET_FORMAT = 2;
-export type LayerName = (typeof LAYER_FILES)[number];
-
 export type Quad = [[number, number], [number, number], [number, number], [number, number]];
 
 export interface ViewMeta {
@@ -43,49 +37,6 @@ export interface AssetSetMeta {
   views: Partial<Record<ViewId, ViewMeta>>;
 }
 
-export class AssetSetError extends Error {
-  constructor(
-    readonly file: string,
-    message: string,
-  ) {
-    super(`${file}: ${message}`);
-    this.name = 'AssetSetError';
-  }
-}
-
-const point = z.tuple([z.number().finite(), z.number().finite()]);
-const viewSchema = z
-  .object({
-    width: z.number().int().positive().max(MAX_LAYER_WIDTH),
-    height: z.number().int().positive().max(MAX_LAYER_WIDTH),
-    plate_quad: z.union([z.tuple([point, point, point, point]), z.null()]),
-    shadow: z.boolean(),
-    coverage: z.boolean().default(false),
-    calibration: z
-      .object({
-        diffuse_gain: z.number().finite().positive().max(100),
-        specular_floor: z.number().finite().min(0).max(1),
-      })
-      .strict(),
-  })
-  .strict();
-const linearRgb = z.tuple([z.number().min(0).max(1), z.number().min(0).max(1), z.number().min(0).max(1)]);
-const setSchema = z.object({
-  id: z.string().regex(SET_ID_RE),
-  format: z.literal(ASSET_FORMAT, {
-    error: 'must be 2 (format 1 sets have no calibration: re-bake or re-import them, docs/asset-format.md)',
-  }),
-  revision: z.union([z.string().min(1), z.number()]).transform((r) => String(r)),
-  source: z.record(z.string(), z.unknown()).optional(),
-  neutral_paint: z.string().regex(/^#[0-9A-Fa-f]{6}$/, 'must be #RRGGBB'),
-  backdrop: z.object({ top: linearRgb, bottom: linearRgb }).strict().optional(),
-  views: z.record(z.string(), viewSchema),
-});
-
-export function layerPath(dir: string, view: ViewId, layer: LayerName): string {
-  return path.join(dir, view, `${layer}.png`);
-}
-
 /** Twice the signed area of a polygon (positive = clockwise in image coordinates, y down). */
 function signedArea2(q: Quad): number {
   let s = 0;
@@ -112,38 +63,14 @@ function isConvex(q: Quad): boolean {
   return true;
 }
 
-/** Reads a set.json (or a photographed shoot's) and checks it against `schema`; errors name the file. */
-export async function readSetJson<S extends z.ZodType>(setFile: string, schema: S): Promise<z.output<S>> {
-  let raw: string;
-  try {
-    raw = await fs.readFile(setFile, 'utf8');
-  } catch (e) {
-    throw new AssetSetError(setFile, `cannot read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch (e) {
-    throw new AssetSetError(setFile, `invalid JSON: ${(e as Error).message}`);
-  }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) {
-    const first = parsed.error.issues[0]!;
-    throw new AssetSetError(setFile, `${first.path.join('.') || '(root)'}: ${first.message}`);
-  }
-  return parsed.data;
-}
-
 /**
  * Reads and validates one set: set.json's shape, the view ids, each view's layer files (present,
  * PNG, size, channels, depth) and plate quad. Throws AssetSetError naming the offending file.
  * Decodes no pixels (sharp reads the headers only).
  */
 export async function readSetMeta(dir: string): Promise<AssetSetMeta> {
-  const setFile = path.join(dir, 'set.json');
-  const s = await readSetJson(setFile, setSchema);
-  const folder = path.basename(dir);
-  if (s.id !== folder) throw new AssetSetError(setFile, `id "${s.id}" differs from its folder name "${folder}"`);
+  const setFile = setJsonPath(dir);
+  const s = await readSetJson(dir);
   const views: Partial<Record<ViewId, ViewMeta>> = {};
   const entries = Object.entries(s.views);
   if (entries.length === 0) throw new AssetSetError(setFile, 'views: no view listed');

@@ -1,7 +1,7 @@
-import { LUMA, SRGB8_TO_LINEAR } from '../color/srgb.ts';
-import { domainOpening, maskedBoxMean, squareFilter } from './photo-morphology.ts';
+import { LUMA, SRGB8_TO_LINEAR } from '../../shared/color/srgb.ts';
+import { domainOpening, maskedBoxMean, squareFilter } from './morphology.ts';
 
-// The split of one view's light into diffuse and specular (photo-split.ts, the module comment), and
+// The split of one view's light into diffuse and specular (split.ts, the module comment), and
 // the neutral paint estimated across views.
 
 /** The structuring element's half-size is the image width divided by this. */

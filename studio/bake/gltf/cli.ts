@@ -12,7 +12,7 @@ import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { Command, CommanderError } from 'commander';
 import { VIEW_IDS, isViewId, type ViewId } from '../../../shared/views.ts';
-import { SET_ID_RE } from '../../assets/set-format.ts';
+import { SET_ID_RULE, isSetId } from '../../../shared/asset-format/set-id.ts';
 import { GltfInputError } from './load.ts';
 import { readRoleMap } from './roles.ts';
 import { gltfSubject } from './subject.ts';
@@ -62,9 +62,9 @@ async function moveDir(from: string, to: string, toParent: string): Promise<void
   }
 }
 
-export async function runGltfCli(argv: string[]): Promise<number> {
-  const program = new Command()
-    .name('bake gltf')
+/** `bake gltf`: its options; the action is the caller's (the studio CLI's, or runGltfCli's). */
+export function gltfCommand(): Command {
+  return new Command('gltf')
     .description('Bake a glTF 2.0 vehicle into a studio asset set')
     .argument('<file>', 'the model: .glb, or .gltf with its buffers and images beside it')
     .requiredOption('--out <dir>', 'output folder; the set is written to <dir>/<set-id>/')
@@ -80,6 +80,15 @@ export async function runGltfCli(argv: string[]): Promise<number> {
     .option('--note <text>', "the set's source note in set.json (default: file name and the credit found in the file)")
     .option('--no-progress', 'no progress bar (log lines instead)')
     .option('--quiet', 'print only the result line')
+    .action(async (file: string, o: CliOptions) => {
+      process.exitCode = await bakeGltf(file, o);
+    });
+}
+
+/** `bake gltf` with its arguments (after `gltf`); answers the exit code. */
+export async function runGltfCli(argv: string[]): Promise<number> {
+  const program = gltfCommand()
+    .action(() => undefined)
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   try {
@@ -88,10 +97,13 @@ export async function runGltfCli(argv: string[]): Promise<number> {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
     throw e;
   }
-  const file = program.args[0]!;
-  const o = program.opts<CliOptions>();
+  return bakeGltf(program.args[0]!, program.opts<CliOptions>());
+}
+
+/** Bakes `file` into `<o.out>/<set-id>/`; answers the exit code (failures are one line on stderr). */
+export async function bakeGltf(file: string, o: CliOptions): Promise<number> {
   const id = o.id ?? setIdFromFile(file);
-  if (!SET_ID_RE.test(id)) return fail(file, `set id "${id}" is not valid (lower-case letters, digits, - and _, up to 64)`);
+  if (!isSetId(id)) return fail(file, `set id "${id}" is not valid (${SET_ID_RULE})`);
   const views = o.views.split(',').map((s) => s.trim()).filter(Boolean);
   for (const v of views) if (!isViewId(v)) return fail(file, `unknown view "${v}" (known: ${VIEW_IDS.join(', ')})`);
   const width = Number(o.width);

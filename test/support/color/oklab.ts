@@ -1,4 +1,4 @@
-import { srgbToLinear } from './srgb.ts';
+import { srgbToLinear } from '../../../shared/color/srgb.ts';
 
 /** Oklab (Björn Ottosson) from linear sRGB; used by tests and tools to measure hue and chroma. */
 export function linearToOklab(r: number, g: number, b: number): [number, number, number] {

@@ -1,7 +1,7 @@
 /**
- * The admin CLI's photographed-set commands (docs/studio.md): `assets split <in> --out <dir>` and
- * `assets import <dir>` of a folder that has base + paint (+ shadow, coverage) per view but no
- * diffuse/specular. Neither command talks to a gateway.
+ * The studio CLI's set commands (docs/studio.md): `import <dir>` of a format-2 set, and `split <in>
+ * --out <dir>` and `import <dir>` of a photographed folder (base + paint (+ shadow, coverage) per
+ * view but no diffuse/specular). None of them talks to a gateway.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,11 +9,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { readSetMeta } from '../../renderer/assets/set-format.ts';
+import { readSetMeta } from '../../shared/asset-format/read-set.ts';
 
 const run = promisify(execFile);
 
-describe('admin CLI: photographed asset sets', function () {
+describe('studio CLI: import and split of asset sets', function () {
   this.timeout(120_000);
   let tmp: string;
   let assetsDir: string;
@@ -21,8 +21,8 @@ describe('admin CLI: photographed asset sets', function () {
   let sysTmp: string;
   const cli = async (args: string[]) => {
     try {
-      const r = await run('npx', ['tsx', 'gateway/cli/admin.ts', ...args], {
-        env: { ...process.env, ASSETS_DIR: assetsDir, ADMIN_URL: 'http://127.0.0.1:9', ADMIN_TOKEN: 'unused', TMPDIR: sysTmp },
+      const r = await run('npx', ['tsx', 'studio/main.ts', ...args], {
+        env: { ...process.env, ASSETS_DIR: assetsDir, TMPDIR: sysTmp },
       });
       return { code: 0, out: r.stdout, err: r.stderr };
     } catch (e) {
@@ -59,9 +59,23 @@ describe('admin CLI: photographed asset sets', function () {
   });
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  it('assets split writes a format-2 set the loader accepts; it will not overwrite without --force', async () => {
+  it('import validates a set and copies it; a broken set is refused naming the file', async () => {
+    const src = path.join(tmp, 'src', 'studio-one');
+    fs.cpSync('assets/synthetic', src, { recursive: true });
+    const meta = JSON.parse(fs.readFileSync(path.join(src, 'set.json'), 'utf8'));
+    fs.writeFileSync(path.join(src, 'set.json'), JSON.stringify({ ...meta, id: 'studio-one' }));
+    const ok = await cli(['import', src]);
+    expect(ok.code, ok.err).to.equal(0);
+    expect(fs.existsSync(path.join(assetsDir, 'studio-one', 'set.json'))).to.equal(true);
+    fs.rmSync(path.join(src, 'rear', 'paint.png'));
+    const bad = await cli(['import', src, '--replace']);
+    expect(bad.code).to.not.equal(0);
+    expect(bad.err).to.contain(path.join('rear', 'paint.png'));
+  });
+
+  it('split writes a format-2 set the loader accepts; it will not overwrite without --force', async () => {
     const out = path.join(tmp, 'split', 'studio-photo');
-    const r = await cli(['assets', 'split', input, '--out', out]);
+    const r = await cli(['split', input, '--out', out]);
     expect(r.code, r.err).to.equal(0);
     const report = JSON.parse(r.out);
     expect(report).to.include({ id: 'studio-photo', revision: 'shoot-1-split1-cal2', neutral_estimated: false });
@@ -75,15 +89,15 @@ describe('admin CLI: photographed asset sets', function () {
     for (const f of ['base', 'paint', 'diffuse', 'specular', 'shadow', 'coverage']) {
       expect(fs.existsSync(path.join(out, 'side_right', `${f}.png`)), f).to.equal(true);
     }
-    const again = await cli(['assets', 'split', input, '--out', out]);
+    const again = await cli(['split', input, '--out', out]);
     expect(again.code).to.not.equal(0);
     expect(lastErr(again.err)).to.match(/already exists \(use --force/);
-    const forced = await cli(['assets', 'split', input, '--out', out, '--force', '--radius', '10']);
+    const forced = await cli(['split', input, '--out', out, '--force', '--radius', '10']);
     expect(forced.code, forced.err).to.equal(0);
   });
 
-  it('assets import takes a photographed folder directly: splits it, then imports as usual', async () => {
-    const r = await cli(['assets', 'import', input]);
+  it('import takes a photographed folder directly: splits it, then imports as usual', async () => {
+    const r = await cli(['import', input]);
     expect(r.code, r.err).to.equal(0);
     expect(r.err).to.contain('a photographed set');
     expect(JSON.parse(r.out)).to.include({ imported: 'studio-photo', revision: 'shoot-1-split1-cal2' });
@@ -97,17 +111,17 @@ describe('admin CLI: photographed asset sets', function () {
     const bad = path.join(tmp, 'bad', 'studio-photo');
     fs.cpSync(input, bad, { recursive: true });
     fs.rmSync(path.join(bad, 'front', 'paint.png'));
-    const missing = await cli(['assets', 'import', bad]);
+    const missing = await cli(['import', bad]);
     expect(missing.code).to.not.equal(0);
     expect(lastErr(missing.err)).to.equal(`error: ${path.join(bad, 'front', 'paint.png')}: missing`);
 
     fs.copyFileSync(path.join(input, 'front', 'paint.png'), path.join(bad, 'front', 'paint.png'));
     fs.writeFileSync(path.join(bad, 'side_right', 'base.png'), 'not a png');
-    const unreadable = await cli(['assets', 'split', bad, '--out', path.join(tmp, 'bad-out', 'studio-photo')]);
+    const unreadable = await cli(['split', bad, '--out', path.join(tmp, 'bad-out', 'studio-photo')]);
     expect(unreadable.code).to.not.equal(0);
     expect(lastErr(unreadable.err)).to.match(new RegExp(`^error: ${path.join(bad, 'side_right', 'base.png').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not a readable image`));
 
-    const wrongName = await cli(['assets', 'split', input, '--out', path.join(tmp, 'bad-out', 'other')]);
+    const wrongName = await cli(['split', input, '--out', path.join(tmp, 'bad-out', 'other')]);
     expect(wrongName.code).to.not.equal(0);
     expect(lastErr(wrongName.err)).to.contain(`the output folder's name must be the set id "studio-photo"`);
     expect(fs.readdirSync(sysTmp).filter((f) => f.startsWith('vis-split-')), 'temporary split left behind').to.deep.equal([]);

@@ -1,6 +1,6 @@
 /**
  * `npm run contact-sheet -- <make> <model> <year> [variant] [--out file.png] [--catalog file] [--tile 320]`
- * Looks the vehicle up in the demo catalog (or --catalog), starts the real renderer in-process, asks it
+ * Looks the vehicle up in the demo catalog (or --catalog), starts the real renderer as a child, asks it
  * over gRPC for the nine views in several colours (with and without shadow, with a plate) and writes a
  * labelled grid: one row per render option set, one column per view. `.webp` output is small enough
  * for the README.
@@ -9,11 +9,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Command } from 'commander';
 import sharp from 'sharp';
-import { loadRendererConfig } from '../../shared/config.ts';
-import { createLogger } from '../../shared/logger.ts';
-import { createRendererClient } from '../../shared/render-client.ts';
-import { VIEWS, type ViewId } from '../../shared/views.ts';
-import { startRendererServer } from '../server.ts';
+import { createLogger } from '../shared/logger.ts';
+import { createRendererClient } from '../shared/render-client.ts';
+import { VIEWS, type ViewId } from '../shared/views.ts';
+import { startRendererChild } from './renderer-child.ts';
 
 interface CatalogVariant {
   slug: string | null;
@@ -73,9 +72,9 @@ function textSvg(w: number, h: number, text: string, size: number, opts: { bold?
   );
 }
 
-async function main(): Promise<void> {
-  const program = new Command()
-    .name('contact-sheet')
+export function contactSheetCommand(): Command {
+  return new Command('contact-sheet')
+    .description('a labelled grid of the nine views in several colours, rendered by the real renderer')
     .argument('<make>')
     .argument('<model>')
     .argument('<year>')
@@ -84,9 +83,10 @@ async function main(): Promise<void> {
     .option('--catalog <file>', 'catalog JSON', 'assets/demo-catalog.json')
     .option('--tile <px>', 'width of one render', '320')
     .option('--rows <n>', 'how many colour rows (1..5)', '4')
-    .parse();
-  const [make, model, yearStr, variantArg] = program.processedArgs as [string, string, string, string | undefined];
-  const o = program.opts<{ out?: string; catalog: string; tile: string; rows: string }>();
+    .action(writeContactSheet);
+}
+
+async function writeContactSheet(make: string, model: string, yearStr: string, variantArg: string | undefined, o: { out?: string; catalog: string; tile: string; rows: string }): Promise<void> {
   const cat = JSON.parse(await fs.readFile(o.catalog, 'utf8')) as Catalog;
   const found = findVehicle(cat, make, model, Number(yearStr), variantArg);
   const tile = Math.max(200, Math.min(2400, Number(o.tile)));
@@ -94,9 +94,8 @@ async function main(): Promise<void> {
   const out = o.out ?? `contact-sheet-${found.make.slug}-${found.model.slug}-${found.year}${found.variant.slug ? '-' + found.variant.slug : ''}.png`;
 
   const logger = createLogger('contact-sheet', 'warn');
-  const config = loadRendererConfig({ ...process.env, RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
-  const server = await startRendererServer({ config, logger });
-  const client = createRendererClient({ addresses: `127.0.0.1:${server.port}`, logger });
+  const renderer = await startRendererChild(process.env);
+  const client = createRendererClient({ addresses: renderer.address, logger });
   try {
     const title = `${found.make.name} ${found.model.name} ${found.year}${found.variant.name ? ' ' + found.variant.name : ''}` +
       `  ·  set ${found.variant.asset_set}  ·  ${found.variant.category}${found.variant.published ? '' : '  ·  UNPUBLISHED'}`;
@@ -141,11 +140,6 @@ async function main(): Promise<void> {
     console.log(`wrote ${out} (${W}x${H})`);
   } finally {
     client.close();
-    await server.close(1000);
+    await renderer.stop();
   }
 }
-
-main().catch((e: unknown) => {
-  console.error((e as Error).message ?? e);
-  process.exit(1);
-});

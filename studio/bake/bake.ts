@@ -13,12 +13,14 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import sharp from 'sharp';
-import { hexToLinear } from '../color/srgb.ts';
+import { hexToLinear } from '../../shared/color/srgb.ts';
 import * as THREE from 'three';
 import { VIEW_IDS, type ViewId } from '../../shared/views.ts';
-import { calibratedRevision, calibrateView, type ViewCalibration } from '../assets/calibrate.ts';
-import { encodeLight16, encodeLight8, LIGHT8_TO_LINEAR } from '../assets/light-encoding.ts';
+import { calibratedRevision, calibrateView, type ViewCalibration } from '../calibrate.ts';
+import { encodeLight16, encodeLight8, LIGHT8_TO_LINEAR } from '../../shared/asset-format/light-encoding.ts';
+import { layerPath, writeGreyLayer, writeLightLayer, writeRgbLayer } from '../../shared/asset-format/layer-files.ts';
+import type { Quad } from '../../shared/asset-format/read-set.ts';
+import { ASSET_FORMAT, writeSetJson } from '../../shared/asset-format/set-json.ts';
 import { StudioMaterials, type Pass } from './materials.ts';
 import { proceduralSubject } from './procedural.ts';
 import { contactShadow, frameCamera, isDrawn, plateFor, shadowPlane, studioEnvironment, VIEW_CAMERAS } from './studio.ts';
@@ -56,7 +58,7 @@ export interface BakeOptions {
 export interface ViewRecord {
   width: number;
   height: number;
-  plate_quad: [number, number][] | null;
+  plate_quad: Quad | null;
   shadow: boolean;
   coverage: boolean;
   calibration: ViewCalibration;
@@ -70,7 +72,6 @@ export interface BakeResult {
   msPerView: number[];
 }
 
-type Quad = [number, number][];
 
 /** Linear → sRGB 8-bit at 1/65536 steps (fast and exact enough for the base). */
 function linearToSrgb8(v: number): number {
@@ -204,26 +205,6 @@ class PassRenderer {
   }
 }
 
-async function writeGrey8(file: string, data: Uint8Array, w: number, h: number): Promise<void> {
-  await sharp(Buffer.from(data.buffer, data.byteOffset, data.byteLength), { raw: { width: w, height: h, channels: 1 } })
-    .toColourspace('b-w')
-    .png({ compressionLevel: 9, adaptiveFiltering: true })
-    .toFile(file);
-}
-
-async function writeGrey16(file: string, data: Uint16Array, w: number, h: number): Promise<void> {
-  await sharp(data, { raw: { width: w, height: h, channels: 1 } })
-    .toColourspace('grey16')
-    .png({ compressionLevel: 9, adaptiveFiltering: true })
-    .toFile(file);
-}
-
-async function writeRgb8(file: string, data: Uint8Array, w: number, h: number): Promise<void> {
-  await sharp(Buffer.from(data.buffer, data.byteOffset, data.byteLength), { raw: { width: w, height: h, channels: 3 } })
-    .png({ compressionLevel: 9, adaptiveFiltering: true })
-    .toFile(file);
-}
-
 function meshRoles(mesh: THREE.Mesh): Role[] | Role {
   if (Array.isArray(mesh.userData.roles)) return mesh.userData.roles as Role[];
   return (mesh.userData.role ?? 'other') as Role;
@@ -250,7 +231,7 @@ function projectQuad(corners: THREE.Vector3[], cam: THREE.Camera, w: number, h: 
   return corners.map((c) => {
     const v = c.clone().project(cam);
     return [+(((v.x + 1) / 2) * w).toFixed(2), +(((1 - v.y) / 2) * h).toFixed(2)] as [number, number];
-  });
+  }) as Quad;
 }
 
 /** Puts each mesh's material for a pass on it (own materials are remembered in `own`). */
@@ -402,17 +383,12 @@ export async function bakeSubject(
       const calibration = calibrateView({ width: W, height: H, paint, diffuse: Dlin, specular: Slin });
       const dir = path.join(outDir, view);
       await fs.mkdir(dir, { recursive: true });
-      await writeRgb8(path.join(dir, 'base.png'), baseRgb, W, H);
-      await writeGrey8(path.join(dir, 'paint.png'), paint, W, H);
-      await writeGrey8(path.join(dir, 'coverage.png'), coverage, W, H);
-      if (opts.lightDepth === 16) {
-        await writeGrey16(path.join(dir, 'diffuse.png'), D as Uint16Array, W, H);
-        await writeGrey16(path.join(dir, 'specular.png'), S as Uint16Array, W, H);
-      } else {
-        await writeGrey8(path.join(dir, 'diffuse.png'), D as Uint8Array, W, H);
-        await writeGrey8(path.join(dir, 'specular.png'), S as Uint8Array, W, H);
-      }
-      if (hasShadow) await writeGrey8(path.join(dir, 'shadow.png'), shadow, W, H);
+      await writeRgbLayer(layerPath(outDir, view, 'base'), baseRgb, W, H);
+      await writeGreyLayer(layerPath(outDir, view, 'paint'), paint, W, H);
+      await writeGreyLayer(layerPath(outDir, view, 'coverage'), coverage, W, H);
+      await writeLightLayer(layerPath(outDir, view, 'diffuse'), D, W, H);
+      await writeLightLayer(layerPath(outDir, view, 'specular'), S, W, H);
+      if (hasShadow) await writeGreyLayer(layerPath(outDir, view, 'shadow'), shadow, W, H);
       const which = plateFor(view);
       const corners = which ? subject.plates[which] : null;
       const quad = corners ? projectQuad(corners, cam, W, H) : null;
@@ -436,14 +412,14 @@ export async function bakeSubject(
   for (const v of VIEW_IDS) if (views[v]) ordered[v] = views[v];
   const setJson = {
     id: opts.id,
-    format: 2,
+    format: ASSET_FORMAT,
     revision,
     source: subject.source,
     neutral_paint: hex(neutral),
     backdrop: { top: BACKDROP.top, bottom: BACKDROP.bottom },
     views: ordered,
   };
-  await fs.writeFile(path.join(outDir, 'set.json'), JSON.stringify(setJson, null, 2) + '\n');
+  await writeSetJson(outDir, setJson);
   return { views: ordered, revision, bytes, msPerView };
 }
 

@@ -17,42 +17,54 @@
  * - the backdrop gradient is fitted to the base where nothing stands in front of it, the calibration
  *   by `calibrateView`.
  *
- *   npx tsx renderer/assets/photo-split.ts <in-dir> <out-dir>   (or `npm run admin -- assets split`)
+ *   npm run studio -- split <in-dir> --out <out-dir>
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import sharp, { type OutputInfo } from 'sharp';
 import { z } from 'zod';
 import { VIEW_IDS, isViewId, sortViews, type ViewId } from '../../shared/views.ts';
-import { hexToLinear, linearToSrgb } from '../color/srgb.ts';
-import { calibratedRevision, calibrateView, type ViewCalibration } from './calibrate.ts';
-import { LIGHT8_TO_LINEAR, encodeLight8 } from './light-encoding.ts';
-import { AssetSetError, MAX_LAYER_WIDTH, SET_ID_RE, readSetJson, readSetMeta } from './set-format.ts';
-import { backdropRows, fitBackdrop } from './photo-backdrop.ts';
-import { diffuseLayer, estimateNeutral, highlightLayer, type Highlights, type PhotoView, type Rgb, type SplitParams } from './photo-light.ts';
+import { hexToLinear, linearToSrgb } from '../../shared/color/srgb.ts';
+import { calibratedRevision, calibrateView, type ViewCalibration } from '../calibrate.ts';
+import { LIGHT8_TO_LINEAR, encodeLight8 } from '../../shared/asset-format/light-encoding.ts';
+import { readSetMeta } from '../../shared/asset-format/read-set.ts';
+import { isSetId } from '../../shared/asset-format/set-id.ts';
+import { layerPath, writeGreyLayer, writeLightLayer, writeRgbLayer } from '../../shared/asset-format/layer-files.ts';
+import {
+  ASSET_FORMAT,
+  AssetSetError,
+  MAX_LAYER_WIDTH,
+  neutralPaintSchema,
+  quadSchema,
+  readJsonFile,
+  revisionSchema,
+  setIdSchema,
+  writeSetJson,
+  type SetJsonInput,
+} from '../../shared/asset-format/set-json.ts';
+import { backdropRows, fitBackdrop } from './backdrop.ts';
+import { diffuseLayer, estimateNeutral, highlightLayer, type Highlights, type PhotoView, type Rgb, type SplitParams } from './light.ts';
 
 /** Bumped whenever the split's output for the same input changes; part of the written revision. */
 export const SPLIT_VERSION = 1;
 
 // The photographed input folder, read, split view by view (photo-light.ts) and written as a set.
 
-const point = z.tuple([z.number().finite(), z.number().finite()]);
 const inputViewSchema = z
   .object({
     width: z.number().int().positive().max(MAX_LAYER_WIDTH),
     height: z.number().int().positive().max(MAX_LAYER_WIDTH),
-    plate_quad: z.union([z.tuple([point, point, point, point]), z.null()]).optional(),
+    plate_quad: z.union([quadSchema, z.null()]).optional(),
     shadow: z.boolean().optional(),
     coverage: z.boolean().optional(),
   })
   .strict();
 const inputSetSchema = z
   .object({
-    id: z.string().regex(SET_ID_RE, 'must be lower-case letters, digits, "-" or "_" (at most 64)'),
-    revision: z.union([z.string().min(1), z.number()]).transform((r) => String(r)),
-    neutral_paint: z.string().regex(/^#[0-9A-Fa-f]{6}$/, 'must be #RRGGBB').optional(),
+    id: setIdSchema,
+    revision: revisionSchema,
+    neutral_paint: neutralPaintSchema.optional(),
     source: z.record(z.string(), z.unknown()).optional(),
     format: z.unknown().optional(),
     views: z.record(z.string(), inputViewSchema),
@@ -148,7 +160,6 @@ const toHex = (c: Rgb) =>
     .join('')
     .toUpperCase()}`;
 
-const PNG = { compressionLevel: 9, adaptiveFiltering: true } as const;
 
 /**
  * Reads a photographed set from `inDir` and writes it as an asset-format-2 set to `outDir` (whose
@@ -159,7 +170,7 @@ export async function splitPhotographedSet(inDir: string, outDir: string, opts: 
   inDir = path.resolve(inDir);
   outDir = path.resolve(outDir);
   const setFile = path.join(inDir, 'set.json');
-  const input = await readSetJson(setFile, inputSetSchema);
+  const input = await readJsonFile(setFile, inputSetSchema);
   if (path.basename(outDir) !== input.id) {
     throw new AssetSetError(outDir, `the output folder's name must be the set id "${input.id}" (the renderer finds sets by folder name)`);
   }
@@ -181,7 +192,7 @@ export async function splitPhotographedSet(inDir: string, outDir: string, opts: 
     hl: Highlights;
     shadow: string | null;
     coverage: string | null;
-    quad: unknown;
+    quad: SetJsonInput['views'][string]['plate_quad'];
     seconds: number;
   }
   const loaded: Loaded[] = [];
@@ -244,7 +255,7 @@ export async function splitPhotographedSet(inDir: string, outDir: string, opts: 
     backdrop,
     views: {},
   };
-  const viewsJson: Record<string, unknown> = {};
+  const viewsJson: SetJsonInput['views'] = {};
   try {
     for (const l of loaded) {
       const t0 = performance.now();
@@ -270,19 +281,19 @@ export async function splitPhotographedSet(inDir: string, outDir: string, opts: 
       }
       const dir = path.join(staging, l.id);
       await fs.mkdir(dir);
-      const grey = (data: Uint8Array) => sharp(data, { raw: { width: w, height: h, channels: 1 } }).toColourspace('b-w').png(PNG);
       // the photographed layers go in unchanged: copied when already in the stored form
       const keep = async (name: string, channels: number, data: () => Promise<Uint8Array>) => {
         const from = path.join(inDir, l.id, `${name}.png`);
         const m = await sharp(from).metadata();
         const to = path.join(dir, `${name}.png`);
         if (m.format === 'png' && m.channels === channels && m.depth === 'uchar' && !m.hasAlpha) await fs.copyFile(from, to);
-        else await sharp(await data(), { raw: { width: w, height: h, channels: channels as 1 | 3 } }).toColourspace(channels === 1 ? 'b-w' : 'srgb').png(PNG).toFile(to);
+        else if (channels === 1) await writeGreyLayer(to, await data(), w, h);
+        else await writeRgbLayer(to, await data(), w, h);
       };
       await keep('base', 3, async () => l.v.base);
       await keep('paint', 1, async () => l.v.paint);
-      await grey(d8).toFile(path.join(dir, 'diffuse.png'));
-      await grey(s8).toFile(path.join(dir, 'specular.png'));
+      await writeLightLayer(layerPath(staging, l.id, 'diffuse'), d8, w, h);
+      await writeLightLayer(layerPath(staging, l.id, 'specular'), s8, w, h);
       if (l.shadow) await keep('shadow', 1, () => readGrey(l.shadow!, w, h));
       if (l.coverage && l.v.coverage) await keep('coverage', 1, async () => l.v.coverage!);
       viewsJson[l.id] = {
@@ -299,13 +310,13 @@ export async function splitPhotographedSet(inDir: string, outDir: string, opts: 
     }
     const setJson = {
       id: input.id,
-      format: 2,
+      format: ASSET_FORMAT,
       revision: report.revision,
       source: {
         ...(input.source ?? {}),
         kind: 'photographed',
         split: {
-          method: 'white top-hat of the luminance inside the paint mask (renderer/assets/photo-split.ts)',
+          method: 'white top-hat of the luminance inside the paint mask (studio/photo/split.ts)',
           version: SPLIT_VERSION,
           input_revision: input.revision,
           neutral_paint: estimated ? 'estimated from the paint' : 'given',
@@ -315,7 +326,7 @@ export async function splitPhotographedSet(inDir: string, outDir: string, opts: 
       ...(backdrop ? { backdrop } : {}),
       views: viewsJson,
     };
-    await fs.writeFile(path.join(staging, 'set.json'), `${JSON.stringify(setJson, null, 2)}\n`);
+    await writeSetJson(staging, setJson);
     await readSetMeta(staging); // the renderer's loader must accept what we wrote
     await fs.rm(outDir, { recursive: true, force: true });
     await fs.rename(staging, outDir);
@@ -326,7 +337,7 @@ export async function splitPhotographedSet(inDir: string, outDir: string, opts: 
 }
 
 /**
- * Splits a photographed set into a fresh temporary folder (for `assets import`): returns the set's
+ * Splits a photographed set into a fresh temporary folder (for `studio import`): returns the set's
  * folder there, the report, and a function that removes the temporary folder.
  */
 export async function splitPhotographedSetToTemp(
@@ -337,7 +348,7 @@ export async function splitPhotographedSetToTemp(
   let id = 'set';
   try {
     const j = JSON.parse(await fs.readFile(setFile, 'utf8')) as { id?: unknown };
-    if (typeof j.id === 'string' && SET_ID_RE.test(j.id)) id = j.id;
+    if (typeof j.id === 'string' && isSetId(j.id)) id = j.id;
   } catch {
     // splitPhotographedSet names the problem
   }
@@ -351,19 +362,3 @@ export async function splitPhotographedSetToTemp(
     throw e;
   }
 }
-
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const [inDir, outDir] = process.argv.slice(2);
-  if (!inDir || !outDir) {
-    process.stderr.write('usage: photo-split.ts <photographed-set-dir> <out-dir>\n');
-    process.exit(2);
-  }
-  try {
-    const r = await splitPhotographedSet(inDir, outDir, { log: (l) => process.stderr.write(`${l}\n`) });
-    process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
-  } catch (e) {
-    process.stderr.write(`error: ${(e as Error).message}\n`);
-    process.exit(1);
-  }
-}
-
