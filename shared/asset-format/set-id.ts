@@ -11,7 +11,3 @@ export function isSetId(id: string): boolean {
   return SET_ID_RE.test(id);
 }
 
-/** Why `id` is not a set id, or null when it is one. */
-export function setIdProblem(id: string): string | null {
-  return isSetId(id) ? null : `"${id}" is not a set id (${SET_ID_RULE})`;
-}
