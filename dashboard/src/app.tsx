@@ -11,6 +11,7 @@ import { NotFoundPage } from './pages/NotFoundPage.tsx';
 import { PlaygroundPage } from './pages/PlaygroundPage.tsx';
 import { SignInPage } from './pages/SignInPage.tsx';
 import { UsagePage } from './pages/UsagePage.tsx';
+import { WebhooksPage } from './pages/WebhooksPage.tsx';
 import { navigate, useRoute } from './router.ts';
 import type { Session } from './types.ts';
 
@@ -104,6 +105,7 @@ export function App() {
   else if (route === 'keys') page = <KeysPage api={api} />;
   else if (route === 'usage') page = <UsagePage api={api} />;
   else if (route === 'playground') page = <PlaygroundPage api={api} />;
+  else if (route === 'webhooks') page = <WebhooksPage api={api} />;
   else if (route === 'account')
     page = (
       <AccountPage

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 
 export const BASE = '/dashboard';
 
-export type Route = 'contract' | 'sign-in' | 'keys' | 'usage' | 'playground' | 'account' | 'not-found';
+export type Route = 'contract' | 'sign-in' | 'keys' | 'usage' | 'playground' | 'webhooks' | 'account' | 'not-found';
 
 const PATHS: Record<string, Route> = {
   '': 'contract',
@@ -12,6 +12,7 @@ const PATHS: Record<string, Route> = {
   '/keys': 'keys',
   '/usage': 'usage',
   '/playground': 'playground',
+  '/webhooks': 'webhooks',
   '/account': 'account',
 };
 

@@ -98,3 +98,32 @@ export interface ImageAnswer {
   expires_at: string;
   warnings: Warning[];
 }
+
+export const EVENT_TYPES = ['quota.threshold', 'key.created', 'key.revoked', 'contract.updated', 'access.disabled', 'access.restored'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface Webhook {
+  id: string;
+  url: string;
+  /** Empty: every type. */
+  events: EventType[];
+  created_at: string;
+  /** Set when the receiver answered 410 Gone: nothing more is sent to it. */
+  disabled_at: string | null;
+  disabled_reason: string | null;
+}
+
+export interface CreatedWebhook extends Webhook {
+  secret: string;
+}
+
+export interface WebhookDelivery {
+  event_id: string;
+  type: EventType;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  last_attempt_at: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+}

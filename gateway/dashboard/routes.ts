@@ -29,6 +29,8 @@ import type { SignInLinks } from './sign-in-links.ts';
 import { dashboardStatic } from './static.ts';
 import { createAddressThrottle, createFailureThrottle } from '../auth/failure-throttle.ts';
 import { bindRequestLog } from '../http/request-log.ts';
+import type { WebhookEndpoints } from '../events/endpoints.ts';
+import { webhookBody } from '../http/routes/admin-webhooks.ts';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -61,6 +63,8 @@ export interface DashboardDeps extends DashboardOptions {
   /** The /v1 routes without their gate: the playground mirror runs them behind the session's. */
   v1: Router;
   bodyLimits: BodyLimits;
+  /** The organisation's webhook endpoints (docs/events.md); absent: the Webhooks calls answer 404. */
+  webhooks?: WebhookEndpoints;
 }
 
 
@@ -222,6 +226,27 @@ function apiRoutes(deps: DashboardDeps): Router {
   api.post('/keys/:id/revoke', async (req, res) => {
     res.json(await deps.admin.revokeOrganizationKey(session(res).orgId, String(req.params.id)));
   });
+
+  if (deps.webhooks) {
+    // the admin API's endpoint calls, each held to the session's own organisation
+    const hooks = deps.webhooks;
+    api.get('/webhooks', async (_req, res) => {
+      res.json({ webhooks: await hooks.list(session(res).orgId) });
+    });
+    api.post('/webhooks', async (req, res) => {
+      const b = parseBody(webhookBody, req.body);
+      res.status(201).json(await hooks.create(session(res).orgId, b.url, b.events ?? []));
+    });
+    api.delete('/webhooks/:id', async (req, res) => {
+      res.json(await hooks.remove(String(req.params.id), session(res).orgId));
+    });
+    api.post('/webhooks/:id/rotate-secret', async (req, res) => {
+      res.json(await hooks.rotateSecret(String(req.params.id), session(res).orgId));
+    });
+    api.get('/webhooks/:id/deliveries', async (req, res) => {
+      res.json({ deliveries: await hooks.deliveries(String(req.params.id), session(res).orgId) });
+    });
+  }
 
   api.get('/usage', async (req, res) => {
     const month = parseMonthParam(req.query.month);

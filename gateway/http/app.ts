@@ -200,7 +200,7 @@ export function buildApp(deps: AppDeps): Express {
     app.use(
       '/dashboard',
       metrics.mount('/dashboard'),
-      dashboardRoutes({ ...deps.dashboard, db: deps.db, admin: deps.admin, limiter: deps.limiter, recorder: usage, repo, publicBaseUrl: deps.publicBaseUrl, v1, bodyLimits: bodyLimits.small }),
+      dashboardRoutes({ ...deps.dashboard, webhooks: deps.webhooks, db: deps.db, admin: deps.admin, limiter: deps.limiter, recorder: usage, repo, publicBaseUrl: deps.publicBaseUrl, v1, bodyLimits: bodyLimits.small }),
     );
   }
 

@@ -4,6 +4,7 @@ import { backendLabel } from './support/backend.ts';
 import { startTestGateway, type TestGateway } from './support/gateway-fixture.ts';
 import { WebhookReceiver } from './support/webhook-receiver.ts';
 import { captureLog } from '../support/log-capture.ts';
+import { expectError, signedInCustomer } from './support/dashboard-client.ts';
 
 /** Fast retries and timeouts, so no test waits on the wall clock for more than a moment. */
 const FAST = {
@@ -205,6 +206,29 @@ describe(`events: webhooks (${backendLabel()})`, function () {
     expect((await gw.getWithKey(c.key, '/v1/events?limit=1000')).status).to.equal(200);
     // three reads, four refused queries (a counted 400, like any /v1 call's) and the clamped limit
     expect((await gw.admin.usage(c.org)).requests).to.equal(3 + 4 + 1);
+  });
+
+  it('the dashboard API manages the session\'s own organisation\'s endpoints only', async () => {
+    const r = await receiver();
+    const mine = await signedInCustomer(gw);
+    const theirs = await signedInCustomer(gw);
+    const created = await mine.client.call('POST', '/webhooks', { url: r.url, events: ['key.revoked'] });
+    expect(created.status, created.text).to.equal(201);
+    expect(created.body.secret).to.match(/^whsec_/);
+    secrets.push(created.body.secret);
+    expect((await mine.client.call('GET', '/webhooks')).body.webhooks.map((w: { id: string }) => w.id)).to.deep.equal([created.body.id]);
+    expect((await theirs.client.call('GET', '/webhooks')).body.webhooks).to.deep.equal([]);
+    // another organisation's endpoint is not found, whatever the call
+    expectError(await theirs.client.call('DELETE', `/webhooks/${created.body.id}`), 404, 'not_found');
+    expectError(await theirs.client.call('POST', `/webhooks/${created.body.id}/rotate-secret`), 404, 'not_found');
+    expectError(await theirs.client.call('GET', `/webhooks/${created.body.id}/deliveries`), 404, 'not_found');
+    // state-changing calls need the session's CSRF token, as every dashboard call does
+    expectError(await mine.client.call('POST', '/webhooks', { url: r.url }, { 'x-csrf-token': 'wrong' }), 403, 'forbidden');
+    await gw.admin.revokeKey(mine.keyId);
+    await r.waitFor(1);
+    const log = await mine.client.call('GET', `/webhooks/${created.body.id}/deliveries`);
+    expect(log.body.deliveries[0]).to.include({ type: 'key.revoked' });
+    expect((await mine.client.call('DELETE', `/webhooks/${created.body.id}`)).body).to.deep.equal({ id: created.body.id, deleted: true });
   });
 
   it('the log tells each attempt (event, endpoint, target origin, status) and never a secret', () => {

@@ -8,6 +8,7 @@ const NAV: { to: Exclude<Route, 'not-found' | 'sign-in'>; label: string }[] = [
   { to: 'keys', label: 'Keys' },
   { to: 'usage', label: 'Usage' },
   { to: 'playground', label: 'Playground' },
+  { to: 'webhooks', label: 'Webhooks' },
   { to: 'account', label: 'Account' },
 ];
 
