@@ -110,7 +110,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
   const limiter = createLimiter({ redisUrl: config.redisUrl, usageStore: createSqlUsageStore(db, { afterAdd: recordQuotaThresholds }), flushMs: config.usageFlushMs, logger, clock: opts.limitsClock, closeTimeoutMs: FINAL_FLUSH_MS });
   const usage = createUsageRecorder({ db, logger, flushMs: config.usageDailyFlushMs, closeTimeoutMs: FINAL_FLUSH_MS });
   const authenticator = createAuthenticator({ db, hashSecrets: secrets.apiKeyHashSecrets, bus, ttlMs: config.authCacheTtlMs });
-  // the dispatcher starts once the app is built; an event written before then waits for its first round
+  // the dispatcher starts once the gateway listens; an event written before then waits for its first round
   let dispatcher: Dispatcher | null = null;
   const admin = new AdminService(db, bus, secrets.apiKeyHashSecrets[0]!, limiter, () => dispatcher?.wake());
   const webhookPolicy = { allowPrivate: config.webhooks.allowPrivateTargets };
@@ -191,16 +191,6 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     contractOrigins: createContractOrigins({ db, bus }),
     webhooks,
   });
-  dispatcher = startDispatcher({
-    db,
-    logger,
-    policy: webhookPolicy,
-    timeoutMs: config.webhooks.timeoutMs,
-    retryScheduleMs: config.webhooks.retryScheduleMs,
-    retryWindowMs: config.webhooks.retryWindowMs,
-    pollMs: config.webhooks.pollMs,
-  });
-  const deliveries = dispatcher;
 
   // the header/request timeouts are enforced by a periodic check: often enough that they hold to ~1 s
   const server = http.createServer(
@@ -223,6 +213,16 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
   const port = (server.address() as AddressInfo).port;
   if (!config.publicBaseUrl) baseUrl = `http://localhost:${port}`;
   logger.info({ port, publicBaseUrl: baseUrl }, 'gateway listening');
+  dispatcher = startDispatcher({
+    db,
+    logger,
+    policy: webhookPolicy,
+    timeoutMs: config.webhooks.timeoutMs,
+    retryScheduleMs: config.webhooks.retryScheduleMs,
+    retryWindowMs: config.webhooks.retryWindowMs,
+    pollMs: config.webhooks.pollMs,
+  });
+  const deliveries = dispatcher;
   // the link needs the base URL, known only once listening
   const demoLink = demoMemberId ? await signInLinks.issue(demoMemberId) : null;
   const demoSignIn = demoLink && demoMemberId ? { url: demoLink.url, expiresAt: demoLink.expires_at, memberId: demoMemberId } : null;

@@ -58,6 +58,7 @@ export function startDispatcher(opts: DispatcherOptions): Dispatcher {
   let running: Promise<void> | null = null;
   let again = false;
   let lastSweep = 0;
+  let failedRounds = 0;
 
   const schedule = (ms: number) => {
     if (stopped) return;
@@ -74,9 +75,17 @@ export function startDispatcher(opts: DispatcherOptions): Dispatcher {
       return;
     }
     running = round()
-      .then((full) => (full ? 0 : opts.pollMs))
+      .then((full) => {
+        if (failedRounds > 0) logger.info({ failedRounds }, 'webhooks: delivery rounds work again');
+        failedRounds = 0;
+        return full ? 0 : opts.pollMs;
+      })
       .catch((err: unknown) => {
-        logger.error({ err }, 'webhooks: a delivery round failed; retrying at the next poll');
+        // a database outage fails every poll: the first failure and then one a minute or so are enough
+        failedRounds++;
+        if (failedRounds === 1 || failedRounds % Math.max(1, Math.round(60_000 / opts.pollMs)) === 0) {
+          logger.error({ err, failedRounds }, 'webhooks: a delivery round failed; retrying at the next poll');
+        }
         return opts.pollMs;
       })
       .then((next) => {
