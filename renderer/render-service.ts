@@ -3,7 +3,8 @@ import type { Logger } from '../shared/logger.ts';
 import { ServiceError, toServiceError } from '../shared/errors.ts';
 import { normaliseRenderRequest, type RenderRequest, type RenderWarningCode } from '../shared/render-request.ts';
 import type { AssetStore } from './assets/asset-store.ts';
-import { outputHeight } from './assets/asset-store.ts';
+import { VehicleBoxes, type VehicleGeometry } from './assets/vehicle-boxes.ts';
+import { frameGeometry, isDefaultFraming, type FramingOptions } from '../shared/framing.ts';
 import type { Compositor } from './backends/backend.ts';
 import { SingleFlightCache } from './cache/render-cache.ts';
 import { ENCODER_TAG, type Encoded } from './encode/encode.ts';
@@ -42,6 +43,8 @@ export class RenderService {
   /** Renders being computed, by ETag: their deadline (the latest waiter's), callers waiting, and a cancel switch. */
   private readonly flights = new Map<string, { dl: { at: number }; waiters: number; ctl: AbortController }>();
   private inflight = 0;
+  /** Each view's vehicle box, once per set revision: framing and DescribeSet use it. */
+  private readonly boxes = new VehicleBoxes();
   private idleWaiters: (() => void)[] = [];
 
   constructor(
@@ -75,6 +78,9 @@ export class RenderService {
    * renders in flight; the ETag is its hash, taken once per render (a hit reads it from the cache).
    */
   renderKey(req: RenderRequest, revision: string): string {
+    const frame: FramingOptions | undefined = req.frame;
+    // the default framing adds nothing, so today's pictures keep their keys and ETags
+    const framing = frame && !isDefaultFraming(frame) ? [[frame.framing, frame.aspect, frame.margin]] : [];
     return JSON.stringify([
       'v1',
       req.assetSet,
@@ -88,6 +94,7 @@ export class RenderService {
       req.background,
       this.deps.backend.name,
       ENCODER_TAG,
+      ...framing,
     ]);
   }
 
@@ -120,6 +127,12 @@ export class RenderService {
       if (req.background === 'transparent' && !view.coverage) {
         throw new ServiceError('bad_request', `Transparent background is not available for view ${req.view} of this vehicle`);
       }
+      const framing = req.frame!;
+      const vehicle = framing.framing === 'fit' ? await this.boxes.get(set, req.view) : null;
+      if (framing.framing === 'fit' && !vehicle) {
+        throw new ServiceError('bad_request', `Framing fit is not available for view ${req.view} of this vehicle (no coverage layer)`);
+      }
+      const frame = frameGeometry(view, req.view, vehicle?.box ?? null, req.width, framing);
       const key = this.renderKey(req, set.revision);
       const { value, state } = this.cache.getOrCompute(key, () => {
         const flight = { dl: { at: deadline }, waiters: 0, ctl: new AbortController() };
@@ -127,7 +140,7 @@ export class RenderService {
         return this.deps.queue
           .run(
             async () => {
-              const ctx: RenderContext = { req, set, view, deadline: flight.dl, signal: flight.ctl.signal, timings: {} };
+              const ctx: RenderContext = { req, set, view, frame, deadline: flight.dl, signal: flight.ctl.signal, timings: {} };
               await runPipeline(ctx, { store: this.deps.store, backend: this.deps.backend });
               const etag = etagOfKey(key);
               this.deps.logger.debug({ etag, timings: ctx.timings }, 'rendered');
@@ -186,7 +199,7 @@ export class RenderService {
       } finally {
         leave();
       }
-      if (encoded.width !== req.width || encoded.height !== outputHeight(view, req.width)) {
+      if (encoded.width !== frame.width || encoded.height !== frame.height) {
         throw new ServiceError('internal', undefined, { detail: 'output size mismatch' });
       }
       return {
@@ -212,6 +225,13 @@ export class RenderService {
   async describe(id: string) {
     const set = await this.deps.store.getSet(id);
     return set;
+  }
+
+  /** Each view's vehicle box and ground line (full size; null without a coverage layer), for DescribeSet. */
+  async vehicleGeometry(set: Awaited<ReturnType<RenderService['describe']>>): Promise<Record<string, VehicleGeometry | null>> {
+    const ids = Object.keys(set.views);
+    const found = await Promise.all(ids.map((v) => this.boxes.get(set, v)));
+    return Object.fromEntries(ids.map((v, i) => [v, found[i]!]));
   }
 
   cacheStats() {

@@ -4,7 +4,8 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { Logger } from './logger.ts';
 import { ServiceError, codeFromGrpcStatus } from './errors.ts';
-import { BACKGROUND_TO_PROTO, FORMAT_TO_PROTO, type RenderRequest } from './render-request.ts';
+import { BACKGROUND_TO_PROTO, FORMAT_TO_PROTO, FRAMING_TO_PROTO, type RenderRequest } from './render-request.ts';
+import type { Box } from './framing.ts';
 import type { ViewId } from './views.ts';
 import { isViewId } from './views.ts';
 
@@ -105,6 +106,10 @@ export interface ViewDescription {
   shadow: boolean;
   /** A coverage layer exists: the view can be rendered on a transparent background. */
   coverage: boolean;
+  /** The vehicle's bounding box (full-size pixels) from the coverage layer; null (or absent) without one. */
+  vehicleBox?: Box | null;
+  /** The ground line, the vehicle box's bottom (full-size pixels); null (or absent) without a coverage layer. */
+  groundY?: number | null;
 }
 
 export interface SetDescription {
@@ -473,6 +478,11 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
       };
       if (req.plate !== null) wire.plate = req.plate;
       if (req.background && req.background !== 'studio') wire.background = BACKGROUND_TO_PROTO[req.background];
+      if (req.frame) {
+        wire.framing = FRAMING_TO_PROTO[req.frame.framing];
+        wire.margin = req.frame.margin;
+        wire.aspect = req.frame.aspect;
+      }
       const deadline = new Date(Date.now() + deadlineMs);
       return withFailover(deadline.getTime(), callOpts.signal, async (c) => {
         // The whole picture is read inside the failover: a renderer that dies after its header (a
@@ -492,7 +502,7 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
         const res = await new Promise<{
           id: string;
           revision: string;
-          views: Record<string, { width: number; height: number; plate_quad: { x: number; y: number }[]; shadow: boolean; coverage?: boolean }>;
+          views: Record<string, { width: number; height: number; plate_quad: { x: number; y: number }[]; shadow: boolean; coverage?: boolean; vehicle_box?: Box | null; ground_y?: number }>;
         }>((resolve, reject) => c.render.DescribeSet({ id }, { deadline }, (err: unknown, r: never) => (err ? reject(err) : resolve(r))));
         const views = {} as Record<ViewId, ViewDescription>;
         for (const [v, d] of Object.entries(res.views)) {
@@ -503,6 +513,9 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
             plateQuad: d.plate_quad.length === 4 ? d.plate_quad.map((p) => [p.x, p.y] as [number, number]) : null,
             shadow: d.shadow,
             coverage: Boolean(d.coverage),
+            // an older renderer sends no box: no layout can be computed from it
+            vehicleBox: d.vehicle_box && d.vehicle_box.width > 0 ? { x: d.vehicle_box.x, y: d.vehicle_box.y, width: d.vehicle_box.width, height: d.vehicle_box.height } : null,
+            groundY: d.vehicle_box && d.vehicle_box.width > 0 ? Number(d.ground_y) : null,
           };
         }
         return { id: res.id, revision: res.revision, views };

@@ -1,5 +1,6 @@
 import { DEFAULT_COLOR, NAMED_COLORS, resolveColor, type ColorName } from './colors.ts';
 import { ServiceError } from './errors.ts';
+import { parseFramingOptions, type FramingOptions } from './framing.ts';
 import { singleParam } from './query-param.ts';
 
 export const FORMATS = ['webp', 'png', 'jpeg'] as const;
@@ -44,6 +45,8 @@ export interface ImageOptions {
   format: ImageFormat;
   width: number;
   background: Background;
+  /** framing, margin, aspect (shared/framing.ts) */
+  frame: FramingOptions;
 }
 
 
@@ -128,5 +131,6 @@ export function parseImageOptions(query: Record<string, unknown>): ImageOptions 
     throw new ServiceError('bad_request', 'Invalid background: use studio or transparent');
   }
   if (background === 'transparent' && !ALPHA_FORMATS.includes(format)) throw transparentFormatError();
-  return { color, colorName, shadow, plate, format, width, background: background as Background };
+  const frame = parseFramingOptions(query);
+  return { color, colorName, shadow, plate, format, width, background: background as Background, frame };
 }

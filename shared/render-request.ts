@@ -1,5 +1,6 @@
 import { ServiceError } from './errors.ts';
 import { BACKGROUNDS, FORMATS, WIDTH_MAX, WIDTH_MIN, normalisePlate, transparentFormatError, type Background, type ImageFormat } from './render-options.ts';
+import { DEFAULT_FRAMING_OPTIONS, MARGIN_MAX, canonicalFraming, framingError, isAspect, isFraming, type FramingOptions } from './framing.ts';
 import { isViewId, type ViewId } from './views.ts';
 
 /** One render as the gateway (or any internal service) asks the renderer for it. */
@@ -13,6 +14,8 @@ export interface RenderRequest {
   width: number;
   /** 'studio' (the backdrop of the shot; the default) or 'transparent' (the car and its shadow on an empty canvas). */
   background?: Background;
+  /** framing, margin, aspect (shared/framing.ts); absent: studio at 16:9, the shot as it was made. */
+  frame?: FramingOptions;
 }
 
 export const RENDER_WARNING_CODES = ['SHADOW_UNAVAILABLE', 'PLATE_UNMAPPED'] as const;
@@ -37,6 +40,15 @@ export const FORMAT_TO_PROTO: Record<ImageFormat, string> = {
   jpeg: 'IMAGE_FORMAT_JPEG',
 };
 
+/** proto enum names of vehicle.render.v1.Framing */
+export const FRAMING_TO_PROTO = { studio: 'FRAMING_STUDIO', fit: 'FRAMING_FIT' } as const;
+
+export function framingFromProto(name: string | number | undefined): string {
+  if (name === undefined || name === 0 || name === 'FRAMING_STUDIO') return 'studio';
+  if (name === 1 || name === 'FRAMING_FIT') return 'fit';
+  return String(name);
+}
+
 export function formatFromProto(name: string | number | undefined): ImageFormat | null {
   for (const f of FORMATS) if (FORMAT_TO_PROTO[f] === name) return f;
   return null;
@@ -59,6 +71,7 @@ export function normaliseRenderRequest(r: {
   format: string | null;
   width: number;
   background?: string;
+  frame?: { framing?: string; margin?: number; aspect?: string };
 }): RenderRequest {
   if (!r.assetSet) throw new ServiceError('bad_request', 'asset_set is required');
   if (!isViewId(r.view)) throw new ServiceError('not_found', `Unknown view ${JSON.stringify(r.view).slice(0, 40)}`);
@@ -74,6 +87,12 @@ export function normaliseRenderRequest(r: {
     throw new ServiceError('bad_request', 'Invalid background: use studio or transparent');
   }
   if (background === 'transparent' && r.format === 'jpeg') throw transparentFormatError();
+  const framing = r.frame?.framing ?? DEFAULT_FRAMING_OPTIONS.framing;
+  if (!isFraming(framing)) throw framingError('framing');
+  const margin = r.frame?.margin ?? DEFAULT_FRAMING_OPTIONS.margin;
+  if (!Number.isInteger(margin) || margin < 0 || margin > MARGIN_MAX) throw framingError('margin');
+  const aspect = r.frame?.aspect || DEFAULT_FRAMING_OPTIONS.aspect;
+  if (!isAspect(aspect)) throw framingError('aspect');
   return {
     assetSet: r.assetSet,
     view: r.view,
@@ -83,5 +102,6 @@ export function normaliseRenderRequest(r: {
     format: r.format as ImageFormat,
     width: r.width,
     background,
+    frame: canonicalFraming({ framing, margin, aspect }),
   };
 }

@@ -152,7 +152,7 @@ export interface paths {
          * Views of a variant, or a signed image for a view
          * @description Two rows of the spec share this path shape. `{variantOrView}` a view id (one of the nine): the signed image of that view of the year's single visible vehicle (answer `ImageRender`; the image options apply; a year with several visible variants is 404 asking for the variant slug). Anything else is a variant slug: the variant's vehicle and its published views (answer `VehicleViews`; the image options are ignored).
          *
-         *     Validates the options and the contract, then answers JSON (not pixels) with a signed `image_url`. Rule order: 1) options (400: color, format, shadow, plate, width); 2) format not in the contract (403); 3) make, model, year, variant (404); 4) vehicle category not in the contract (403; a published vehicle outside the contract is 403 here although the catalog walk does not show it); 5) view unknown or unpublished (404). `width` outside 200..2400 is clamped. Warnings (still 200): SHADOW_UNAVAILABLE when `shadow` is true and the view has no studio shadow; PLATE_UNMAPPED when `plate` is set and the view has no plate quad.
+         *     Validates the options and the contract, then answers JSON (not pixels) with a signed `image_url`. Rule order: 1) options (400: color, format, shadow, plate, width, background, framing, margin, aspect); 2) format not in the contract (403); 3) make, model, year, variant (404); 4) vehicle category not in the contract (403; a published vehicle outside the contract is 403 here although the catalog walk does not show it); 5) view unknown or unpublished (404); 6) `background=transparent` or `framing=fit` for a view without a coverage layer (400). `width` outside 200..2400 is clamped. Warnings (still 200): SHADOW_UNAVAILABLE when `shadow` is true and the view has no studio shadow; PLATE_UNMAPPED when `plate` is set and the view has no plate quad.
          */
         get: operations["getVariantOrImage"];
         put?: never;
@@ -172,7 +172,7 @@ export interface paths {
         };
         /**
          * Signed image for a view of a variant
-         * @description Validates the options and the contract, then answers JSON (not pixels) with a signed `image_url`. Rule order: 1) options (400: color, format, shadow, plate, width); 2) format not in the contract (403); 3) make, model, year, variant (404); 4) vehicle category not in the contract (403; a published vehicle outside the contract is 403 here although the catalog walk does not show it); 5) view unknown or unpublished (404). `width` outside 200..2400 is clamped. Warnings (still 200): SHADOW_UNAVAILABLE when `shadow` is true and the view has no studio shadow; PLATE_UNMAPPED when `plate` is set and the view has no plate quad.
+         * @description Validates the options and the contract, then answers JSON (not pixels) with a signed `image_url`. Rule order: 1) options (400: color, format, shadow, plate, width, background, framing, margin, aspect); 2) format not in the contract (403); 3) make, model, year, variant (404); 4) vehicle category not in the contract (403; a published vehicle outside the contract is 403 here although the catalog walk does not show it); 5) view unknown or unpublished (404); 6) `background=transparent` or `framing=fit` for a view without a coverage layer (400). `width` outside 200..2400 is clamped. Warnings (still 200): SHADOW_UNAVAILABLE when `shadow` is true and the view has no studio shadow; PLATE_UNMAPPED when `plate` is set and the view has no plate quad.
          */
         get: operations["getVariantImage"];
         put?: never;
@@ -664,7 +664,7 @@ export interface paths {
         };
         /**
          * Signed images of several views of a vehicle (batch)
-         * @description One call, counted once (kind `batch`), answers the signed image of every published view of the vehicle, or of the views listed in `views`, with one set of options. Every rule of the single image call applies to each view, in the same order: 1) options and `views` (400); 2) format not in the contract (403); 3) vehicle unknown or unpublished (404); 4) vehicle category not in the contract (403); 5) a listed view not published (404 for the whole call); 6) `background=transparent` for a view without a coverage layer (400 for the whole call). `width` is clamped to 200..2400. Warnings are per view (SHADOW_UNAVAILABLE, PLATE_UNMAPPED). Each `image_url` is a normal signed download URL (not counted). The path lies outside the spec's `/v1/makes/…` tree, so it never collides with a catalog path.
+         * @description One call, counted once (kind `batch`), answers the signed image of every published view of the vehicle, or of the views listed in `views`, with one set of options. Every rule of the single image call applies to each view, in the same order: 1) options and `views` (400); 2) format not in the contract (403); 3) vehicle unknown or unpublished (404); 4) vehicle category not in the contract (403); 5) a listed view not published (404 for the whole call); 6) `background=transparent` or `framing=fit` for a view without a coverage layer (400 for the whole call). `width` is clamped to 200..2400. Warnings and `layout` are per view (SHADOW_UNAVAILABLE, PLATE_UNMAPPED). Each `image_url` is a normal signed download URL (not counted). The path lies outside the spec's `/v1/makes/…` tree, so it never collides with a catalog path.
          */
         get: operations["getVehicleImages"];
         put?: never;
@@ -1001,6 +1001,18 @@ export interface components {
              * @enum {string}
              */
             background?: "studio" | "transparent";
+            /**
+             * @description Present only when `framing` was supplied: as requested, lower-cased.
+             * @enum {string}
+             */
+            framing?: "studio" | "fit";
+            /** @description Present only when `margin` was supplied. */
+            margin?: number;
+            /**
+             * @description Present only when `aspect` was supplied.
+             * @enum {string}
+             */
+            aspect?: "16:9" | "3:2" | "4:3" | "1:1" | "2:1";
         };
         Warning: {
             /** @enum {string} */
@@ -1026,6 +1038,8 @@ export interface components {
              */
             expires_at: string;
             warnings: components["schemas"]["Warning"][];
+            /** @description The picture's layout; null only when no renderer could be asked for the set's geometry (then the download cannot render either). */
+            layout: components["schemas"]["Layout"] | null;
         };
         YearChild: components["schemas"]["VehicleViews"] | components["schemas"]["ImageRender"];
         SearchResult: {
@@ -1286,6 +1300,8 @@ export interface components {
              */
             expires_at: string;
             warnings: components["schemas"]["Warning"][];
+            /** @description The picture's layout; null only when no renderer could be asked for the set's geometry (then the download cannot render either). */
+            layout: components["schemas"]["Layout"] | null;
         };
         BatchImages: {
             /** @description The vehicle asked for. */
@@ -1413,6 +1429,24 @@ export interface components {
         };
         WebhookDeliveryList: {
             deliveries: components["schemas"]["WebhookDelivery"][];
+        };
+        /** @description Where things are in the picture, in output pixels, after width clamping and framing; computed from the asset set's data (the vehicle box the renderer finds in each view's coverage layer), without decoding the picture. */
+        Layout: {
+            /** @description The picture's width. */
+            width: number;
+            /** @description The picture's height: `round(width / aspect)`. */
+            height: number;
+            /** @description The vehicle's bounding box (its non-transparent pixels on a transparent background, to within 2 px), rounded out to whole pixels and clipped to the picture. */
+            vehicle_box: {
+                x: number;
+                y: number;
+                width: number;
+                height: number;
+            };
+            /** @description The ground line (the bottom of the vehicle box); null for `top_down`. */
+            ground_y: number | null;
+            /** @description The plate's four corners `[x, y]`, clockwise from top-left; null where no plate is drawn (no `plate`, or the view shows none). */
+            plate_quad: number[][] | null;
         };
     };
     responses: {
@@ -1893,6 +1927,12 @@ export interface components {
          * @example whk_3c9Qm1pZb7u4K2aLx0VdNw
          */
         webhookId: string;
+        /** @description `studio` (default): the whole studio shot inside the frame (at the default aspect, 16:9, exactly the shot; at another aspect the shot is fitted inside the frame, centred, and the studio backdrop's gradient, or transparency, fills the rest). `fit`: the vehicle's bounding box (from the view's coverage layer) is scaled so that its limiting side fills the frame less twice the margin, centred horizontally, with its ground line on the bottom margin, so the ground line is at the same height in every view (`top_down`: centred vertically). `fit` needs a coverage layer (else 400). Case-insensitive. Part of the signed URL, the cache key and the ETag. */
+        framing: "studio" | "fit";
+        /** @description With `framing=fit`: the margin in percent of the output's width (left and right) and of its height (top and bottom). An integer 0..40, refused (400) otherwise; ignored by `studio` framing. */
+        margin: number;
+        /** @description The output's aspect ratio: the height is `round(width / aspect)`. Other values: 400. */
+        aspect: "16:9" | "3:2" | "4:3" | "1:1" | "2:1";
     };
     requestBodies: never;
     headers: {
@@ -2239,6 +2279,12 @@ export interface operations {
                 width?: components["parameters"]["width"];
                 /** @description `studio` (default): the studio backdrop of the shot. `transparent`: the car and its shadow on a transparent canvas (straight alpha; the shadow is partial opacity, glass lets the page show through). Only with `format` webp or png (jpeg answers 400 `bad_request`), and only for views whose asset set carries a coverage layer (else 400 `bad_request`). Part of the signed URL, the cache key and the ETag. */
                 background?: components["parameters"]["background"];
+                /** @description `studio` (default): the whole studio shot inside the frame (at the default aspect, 16:9, exactly the shot; at another aspect the shot is fitted inside the frame, centred, and the studio backdrop's gradient, or transparency, fills the rest). `fit`: the vehicle's bounding box (from the view's coverage layer) is scaled so that its limiting side fills the frame less twice the margin, centred horizontally, with its ground line on the bottom margin, so the ground line is at the same height in every view (`top_down`: centred vertically). `fit` needs a coverage layer (else 400). Case-insensitive. Part of the signed URL, the cache key and the ETag. */
+                framing?: components["parameters"]["framing"];
+                /** @description With `framing=fit`: the margin in percent of the output's width (left and right) and of its height (top and bottom). An integer 0..40, refused (400) otherwise; ignored by `studio` framing. */
+                margin?: components["parameters"]["margin"];
+                /** @description The output's aspect ratio: the height is `round(width / aspect)`. Other values: 400. */
+                aspect?: components["parameters"]["aspect"];
             };
             header?: never;
             path: {
@@ -2311,6 +2357,12 @@ export interface operations {
                 width?: components["parameters"]["width"];
                 /** @description `studio` (default): the studio backdrop of the shot. `transparent`: the car and its shadow on a transparent canvas (straight alpha; the shadow is partial opacity, glass lets the page show through). Only with `format` webp or png (jpeg answers 400 `bad_request`), and only for views whose asset set carries a coverage layer (else 400 `bad_request`). Part of the signed URL, the cache key and the ETag. */
                 background?: components["parameters"]["background"];
+                /** @description `studio` (default): the whole studio shot inside the frame (at the default aspect, 16:9, exactly the shot; at another aspect the shot is fitted inside the frame, centred, and the studio backdrop's gradient, or transparency, fills the rest). `fit`: the vehicle's bounding box (from the view's coverage layer) is scaled so that its limiting side fills the frame less twice the margin, centred horizontally, with its ground line on the bottom margin, so the ground line is at the same height in every view (`top_down`: centred vertically). `fit` needs a coverage layer (else 400). Case-insensitive. Part of the signed URL, the cache key and the ETag. */
+                framing?: components["parameters"]["framing"];
+                /** @description With `framing=fit`: the margin in percent of the output's width (left and right) and of its height (top and bottom). An integer 0..40, refused (400) otherwise; ignored by `studio` framing. */
+                margin?: components["parameters"]["margin"];
+                /** @description The output's aspect ratio: the height is `round(width / aspect)`. Other values: 400. */
+                aspect?: components["parameters"]["aspect"];
             };
             header?: never;
             path: {
@@ -3523,6 +3575,12 @@ export interface operations {
                 width?: components["parameters"]["width"];
                 /** @description `studio` (default): the studio backdrop of the shot. `transparent`: the car and its shadow on a transparent canvas (straight alpha; the shadow is partial opacity, glass lets the page show through). Only with `format` webp or png (jpeg answers 400 `bad_request`), and only for views whose asset set carries a coverage layer (else 400 `bad_request`). Part of the signed URL, the cache key and the ETag. */
                 background?: components["parameters"]["background"];
+                /** @description `studio` (default): the whole studio shot inside the frame (at the default aspect, 16:9, exactly the shot; at another aspect the shot is fitted inside the frame, centred, and the studio backdrop's gradient, or transparency, fills the rest). `fit`: the vehicle's bounding box (from the view's coverage layer) is scaled so that its limiting side fills the frame less twice the margin, centred horizontally, with its ground line on the bottom margin, so the ground line is at the same height in every view (`top_down`: centred vertically). `fit` needs a coverage layer (else 400). Case-insensitive. Part of the signed URL, the cache key and the ETag. */
+                framing?: components["parameters"]["framing"];
+                /** @description With `framing=fit`: the margin in percent of the output's width (left and right) and of its height (top and bottom). An integer 0..40, refused (400) otherwise; ignored by `studio` framing. */
+                margin?: components["parameters"]["margin"];
+                /** @description The output's aspect ratio: the height is `round(width / aspect)`. Other values: 400. */
+                aspect?: components["parameters"]["aspect"];
             };
             header?: never;
             path: {

@@ -11,6 +11,7 @@ import { CatalogService } from '../catalog/catalog-service.ts';
 import type { Database } from '../db/database.ts';
 import type { Limiter } from '../limits/limiter.ts';
 import type { ImageRenderer } from '../render/image-renderer.ts';
+import { SetGeometry } from '../render/set-geometry.ts';
 import type { ImageSigner } from '../signing/image-token.ts';
 import { createDownloadGuard, type DownloadGuard } from '../limits/download-guard.ts';
 import { authenticateAndLimit } from './authenticate.ts';
@@ -185,13 +186,14 @@ export function buildApp(deps: AppDeps): Express {
   v1.use(rejectMalformedQuery);
   const usage = deps.usageRecorder ?? createUsageRecorder({ db: deps.db, logger: deps.logger, flushMs: 0 });
   // The catalog walk first: it carries most of the traffic, and no other /v1 router's paths overlap it.
-  const catalogRouter = catalogRoutes({ catalog, image: imageJsonHandler({ catalog, signer: deps.signer, publicBaseUrl: deps.publicBaseUrl }) });
+  const geometry = new SetGeometry(deps.renderer, deps.logger);
+  const catalogRouter = catalogRoutes({ catalog, image: imageJsonHandler({ catalog, signer: deps.signer, publicBaseUrl: deps.publicBaseUrl, geometry }) });
   v1.use(catalogRouter);
   v1.use(meRoutes({ repo, limiter: deps.limiter }));
   v1.use(usageRoutes({ db: deps.db, limiter: deps.limiter, recorder: usage }));
   v1.use(referenceRoutes());
   v1.use(searchRoutes({ db: deps.db }));
-  v1.use(vehicleImagesRoutes({ catalog, signer: deps.signer, publicBaseUrl: deps.publicBaseUrl }));
+  v1.use(vehicleImagesRoutes({ catalog, signer: deps.signer, publicBaseUrl: deps.publicBaseUrl, geometry }));
   v1.use(eventRoutes({ db: deps.db }));
   methodNotAllowed(v1); // a known path with another method: 405 with Allow
   v1.use(notFoundHandler); // an unknown /v1 path with a good key is a counted 404

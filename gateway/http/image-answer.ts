@@ -3,6 +3,8 @@ import type { ImageOptions } from '../../shared/render-options.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { VehicleRow, ViewRow } from '../catalog/catalog-repo.ts';
 import type { ImageSigner } from '../signing/image-token.ts';
+import type { ViewGeometry } from '../render/set-geometry.ts';
+import { canonicalFraming, frameGeometry, layoutOf, type Layout } from '../../shared/framing.ts';
 
 export const WARNINGS = {
   SHADOW_UNAVAILABLE: 'This view has no studio shadow; the image is rendered without one',
@@ -15,12 +17,21 @@ export interface ImageAnswer {
   image_url: string;
   expires_at: string;
   warnings: Array<{ code: keyof typeof WARNINGS; message: string }>;
+  /** Where the vehicle, its ground line and its plate are in the picture; null when the renderer could not be asked. */
+  layout: Layout | null;
 }
 
 /** The one place a view's transparency is checked against background=transparent (400). */
 export function checkBackground(opts: ImageOptions, view: ViewRow, which = 'this view'): void {
   if (opts.background === 'transparent' && !view.transparent) {
     throw new ServiceError('bad_request', `Invalid background: transparent is not available for ${which}`);
+  }
+}
+
+/** `framing=fit` needs the view's vehicle box, which comes from its coverage layer (400 without one). */
+export function checkFraming(opts: ImageOptions, view: ViewRow, which = 'this view'): void {
+  if (opts.frame.framing === 'fit' && !view.transparent) {
+    throw new ServiceError('bad_request', `Invalid framing: fit is not available for ${which}`);
   }
 }
 
@@ -36,6 +47,7 @@ export function signedImageAnswer(
   query: Record<string, unknown>,
   vehicle: VehicleRow,
   view: ViewRow,
+  geometry: ViewGeometry | null,
 ): ImageAnswer {
   const warnings: ImageAnswer['warnings'] = [];
   if (opts.shadow && !view.shadow) warnings.push({ code: 'SHADOW_UNAVAILABLE', message: WARNINGS.SHADOW_UNAVAILABLE });
@@ -51,6 +63,7 @@ export function signedImageAnswer(
     format: opts.format,
     width: opts.width,
     background: opts.background,
+    frame: canonicalFraming(opts.frame),
     vehicle: vehicle.id,
     catalogView: view.view,
     org: principal.orgId,
@@ -68,9 +81,22 @@ export function signedImageAnswer(
       width: opts.width,
       // an extension of the spec's options: present only when the caller asked for a background
       ...(query.background !== undefined ? { background: opts.background } : {}),
+      // likewise the framing options, each when it was given
+      ...(query.framing !== undefined ? { framing: opts.frame.framing } : {}),
+      ...(query.margin !== undefined ? { margin: opts.frame.margin } : {}),
+      ...(query.aspect !== undefined ? { aspect: opts.frame.aspect } : {}),
     },
     image_url: `${deps.publicBaseUrl()}/images/${token}.${opts.format}`,
     expires_at: expiresAt.toISOString(),
     warnings,
+    layout: geometry ? layoutFor(opts, view, geometry) : null,
   };
+}
+
+/** The layout of the picture the URL draws: the renderer's framing geometry (shared/framing.ts) on the view's box. */
+function layoutFor(opts: ImageOptions, view: ViewRow, g: ViewGeometry): Layout {
+  const assetView = view.asset_view as ViewRow['view'];
+  const frame = frameGeometry(view, assetView, g.box, opts.width, opts.frame);
+  const plateDrawn = opts.plate !== null && view.plate_quad !== null;
+  return layoutOf(frame, assetView, g.box, g.groundY, plateDrawn ? view.plate_quad : null);
 }

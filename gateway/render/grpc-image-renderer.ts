@@ -7,6 +7,7 @@ export function createGrpcImageRenderer(opts: { addresses: string; logger: Logge
   const client = createRendererClient({ addresses: opts.addresses, logger: opts.logger, outageWaitMs: opts.outageWaitMs });
   return {
     render: (req, o) => client.render(req, { deadlineMs: o.deadlineMs, signal: o.signal, org: o.org, requestId: o.requestId }),
+    describeSet: (id, o) => client.describeSet(id, o),
     unreachable: () => client.unreachable(),
     close: () => client.close(),
   };

@@ -1,5 +1,6 @@
 import type { Background, ImageFormat } from '../../shared/render-options.ts';
-import type { RenderTiming } from '../../shared/render-client.ts';
+import type { FramingOptions } from '../../shared/framing.ts';
+import type { RenderTiming, SetDescription } from '../../shared/render-client.ts';
 import type { ViewId } from '../../shared/views.ts';
 
 /** What the gateway needs of the renderer: one render call that streams the encoded bytes. */
@@ -12,6 +13,7 @@ export interface ImageRenderRequest {
   format: ImageFormat;
   width: number;
   background: Background;
+  frame: FramingOptions;
 }
 
 export interface ImageRenderStream {
@@ -27,6 +29,8 @@ export interface ImageRenderer {
    * renderer in the call's metadata, for its queue's fairness between organisations.
    */
   render(req: ImageRenderRequest, opts: { deadlineMs: number; signal?: AbortSignal; org?: string; requestId?: string }): Promise<ImageRenderStream>;
+  /** The set's views as the renderer has them (vehicle boxes included: the layout metadata); absent: never asked. */
+  describeSet?(id: string, opts: { deadlineMs: number }): Promise<SetDescription>;
   /** No renderer can be reached now (every address failed since it last answered); absent: never said. */
   unreachable?(): boolean;
 }

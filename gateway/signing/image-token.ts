@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { KeyedSecret } from '../../shared/config.ts';
 import { ServiceError } from '../../shared/errors.ts';
+import { DEFAULT_ASPECT, DEFAULT_FRAMING_OPTIONS, MARGIN_MAX, isAspect, type FramingOptions } from '../../shared/framing.ts';
 import { FORMATS, type Background, type ImageFormat } from '../../shared/render-options.ts';
 import { isViewId, type ViewId } from '../../shared/views.ts';
 
@@ -19,6 +20,8 @@ export interface ImageClaims {
   format: ImageFormat;
   width: number;
   background: Background;
+  /** framing, margin (fit only), aspect; absent claims are studio at 16:9 */
+  frame: FramingOptions;
   vehicle: string; // vehicle id: the download re-checks that it is still published
   /** The catalog's view id (the grant); `view` is the asset set's view it is drawn from. */
   catalogView: ViewId;
@@ -69,6 +72,9 @@ export function createImageSigner(opts: { keys: KeyedSecret[]; ttlSeconds: numbe
         w: claims.width,
         // absent for the studio backdrop, so URLs issued before transparency existed stay valid and equal
         ...(claims.background === 'transparent' ? { bg: 't' } : {}),
+        // likewise absent for the default framing (studio, 16:9)
+        ...(claims.frame.framing === 'fit' ? { fr: 'fit', m: claims.frame.margin } : {}),
+        ...(claims.frame.aspect !== DEFAULT_ASPECT ? { a: claims.frame.aspect } : {}),
         veh: claims.vehicle,
         ...(claims.catalogView !== claims.view ? { cv: claims.catalogView } : {}),
         o: claims.org,
@@ -134,6 +140,16 @@ function toClaims(p: jwt.JwtPayload): (ImageClaims & { exp: number }) | null {
   if (plate !== undefined && typeof plate !== 'string') return null;
   const bg = (p as Record<string, unknown>).bg;
   if (bg !== undefined && bg !== 't') return null;
+  const { fr, m, a } = p as Record<string, unknown>;
+  if (fr !== undefined && fr !== 'fit') return null;
+  if (fr === 'fit' && (typeof m !== 'number' || !Number.isInteger(m) || m < 0 || m > MARGIN_MAX)) return null;
+  if (fr === undefined && m !== undefined) return null;
+  if (a !== undefined && (typeof a !== 'string' || !isAspect(a) || a === DEFAULT_ASPECT)) return null;
+  const frame: FramingOptions = {
+    framing: fr === 'fit' ? 'fit' : 'studio',
+    margin: fr === 'fit' ? (m as number) : DEFAULT_FRAMING_OPTIONS.margin,
+    aspect: (a as FramingOptions['aspect'] | undefined) ?? DEFAULT_ASPECT,
+  };
   return {
     set: s,
     revision: r,
@@ -144,6 +160,7 @@ function toClaims(p: jwt.JwtPayload): (ImageClaims & { exp: number }) | null {
     format: f as ImageFormat,
     width: w,
     background: bg === 't' ? 'transparent' : 'studio',
+    frame,
     vehicle: veh,
     catalogView: (cv as ViewId | undefined) ?? v,
     org: o,

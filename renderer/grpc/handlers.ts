@@ -3,7 +3,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../shared/logger.ts';
 import { ServiceError, toServiceError } from '../../shared/errors.ts';
 import { ORG_METADATA_KEY, RENDER_CHUNK_BYTES, REQUEST_ID_METADATA_KEY } from '../../shared/render-client.ts';
-import { backgroundFromProto, formatFromProto } from '../../shared/render-request.ts';
+import { backgroundFromProto, formatFromProto, framingFromProto } from '../../shared/render-request.ts';
 import type { RenderService } from '../render-service.ts';
 
 interface WireRenderRequest {
@@ -16,6 +16,10 @@ interface WireRenderRequest {
   format: string;
   width: number;
   background?: string | number;
+  framing?: string | number;
+  margin?: number;
+  _margin?: string;
+  aspect?: string;
 }
 
 function grpcError(e: ServiceError): Partial<grpc.StatusObject> {
@@ -81,6 +85,12 @@ export function renderHandlers(deps: { service: RenderService; logger: Logger; i
             format: formatFromProto(r.format),
             width: r.width,
             background: backgroundFromProto(r.background) ?? String(r.background),
+            frame: {
+              framing: framingFromProto(r.framing),
+              // proto3 optional: unset is the default margin, 0 is a margin of 0
+              margin: r._margin === 'margin' || (r.margin !== undefined && r.margin !== 0) ? r.margin : undefined,
+              aspect: r.aspect || undefined,
+            },
           },
           { deadline: deadlineOf(call), signal: ac.signal, tenant: typeof org === 'string' ? org.slice(0, 64) : undefined },
         );
@@ -124,14 +134,17 @@ export function renderHandlers(deps: { service: RenderService; logger: Logger; i
       try {
         if (deps.isDraining()) throw new ServiceError('unavailable', 'The renderer is shutting down');
         const set = await service.describe(call.request.id);
+        const geometry = await service.vehicleGeometry(set);
         const views: Record<string, unknown> = {};
         for (const [id, v] of Object.entries(set.views)) {
+          const g = geometry[id];
           views[id] = {
             width: v.width,
             height: v.height,
             plate_quad: v.plateQuad ? v.plateQuad.map(([x, y]) => ({ x, y })) : [],
             shadow: v.shadow,
             coverage: v.coverage,
+            ...(g ? { vehicle_box: g.box, ground_y: g.groundY } : {}),
           };
         }
         callback(null, { id: set.id, revision: set.revision, views });

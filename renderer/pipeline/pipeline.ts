@@ -2,10 +2,11 @@ import { checkDeadline, type RenderContext, type Step, type StepDeps } from './c
 import { layersStep } from './steps/01-layers.ts';
 import { plateStep } from './steps/02-plate.ts';
 import { compositeStep } from './steps/03-composite.ts';
-import { encodeStep } from './steps/04-encode.ts';
+import { frameStep } from './steps/04-frame.ts';
+import { encodeStep } from './steps/05-encode.ts';
 
 /** The render steps in order; the deadline is checked before each. */
-export const STEPS: readonly Step[] = [layersStep, plateStep, compositeStep, encodeStep];
+export const STEPS: readonly Step[] = [layersStep, plateStep, compositeStep, frameStep, encodeStep];
 
 export async function runPipeline(ctx: RenderContext, deps: StepDeps, steps: readonly Step[] = STEPS): Promise<void> {
   try {

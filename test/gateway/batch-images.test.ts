@@ -55,7 +55,7 @@ describe(`batch images (${backendLabel()})`, function () {
       expect(a.body.vehicle.id).to.equal(vehicleId);
       expect(a.body.images.map((i: { view: string }) => i.view)).to.deep.equal([...VIEW_IDS]);
       for (const img of a.body.images) {
-        expect(Object.keys(img)).to.have.members(['view', 'options', 'image_url', 'expires_at', 'warnings']);
+        expect(Object.keys(img)).to.have.members(['view', 'options', 'image_url', 'expires_at', 'warnings', 'layout']);
         expect(img.options).to.deep.equal({ color: '#C41E3A', color_name: 'red', shadow: true, plate: 'ab 12', format: 'png', width: 320 });
         expect(new URL(img.image_url).pathname).to.match(/^\/images\/[\w-]+\.[\w-]+\.[\w-]+\.png$/);
       }

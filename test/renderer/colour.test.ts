@@ -19,7 +19,7 @@ import { ciede2000, hexToLab, srgb8ToLab } from '../support/color/ciede2000.ts';
 import { SRGB8_TO_LINEAR, hexToLinear, srgbToLinear } from '../../shared/color/srgb.ts';
 import { hueDistance, linearToOklab, oklabLch } from '../support/color/oklab.ts';
 import { layersStep } from '../../renderer/pipeline/steps/01-layers.ts';
-import { encodeStep } from '../../renderer/pipeline/steps/04-encode.ts';
+import { encodeStep } from '../../renderer/pipeline/steps/05-encode.ts';
 import { compositeStep } from '../../renderer/pipeline/steps/03-composite.ts';
 import type { RenderContext } from '../../renderer/pipeline/context.ts';
 import { quietLogger } from './helpers.ts';

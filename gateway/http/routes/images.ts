@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import { MESSAGES, ServiceError, isServiceError } from '../../../shared/errors.ts';
 import { CONTENT_TYPES } from '../../../shared/render-options.ts';
+import { isDefaultFraming } from '../../../shared/framing.ts';
 import { LRUCache } from 'lru-cache';
 import type { Authenticator } from '../../auth/authenticator.ts';
 import type { DownloadGuard, DownloadTicket } from '../../limits/download-guard.ts';
@@ -21,6 +22,8 @@ const MAX_AGE_CAP = 365 * 24 * 3600;
 export function imageEtag(c: Pick<ImageClaims, 'set' | 'revision' | 'view' | 'color' | 'shadow' | 'plate' | 'format' | 'width' | 'background'> & Partial<ImageClaims>): string {
   const fields: unknown[] = [c.set, c.revision, c.view, c.color, c.shadow, c.plate, c.format, c.width];
   if (c.background === 'transparent') fields.push('transparent');
+  // the default framing adds nothing: pictures signed before framing existed keep their ETags
+  if (c.frame && !isDefaultFraming(c.frame)) fields.push(['frame', c.frame.framing, c.frame.aspect, c.frame.margin]);
   const canonical = JSON.stringify(fields);
   return `"${crypto.createHash('sha256').update(canonical).digest('base64url').slice(0, 27)}"`;
 }
@@ -141,6 +144,7 @@ export function imageRoutes(deps: ImageRouteDeps): Router {
             format: claims.format,
             width: claims.width,
             background: claims.background,
+            frame: claims.frame,
           },
           // the time spent waiting for a slot comes out of the render's time
           { deadlineMs: Math.max(Math.min(MIN_RENDER_MS, deps.renderTimeoutMs), deps.renderTimeoutMs - ticket.waitedMs), signal: gone, org: claims.org, requestId: typeof req.id === 'string' ? req.id : undefined },

@@ -4,18 +4,21 @@ import { parseImageOptions } from '../../../shared/render-options.ts';
 import type { CatalogService } from '../../catalog/catalog-service.ts';
 import { vehicleDto } from '../../catalog/catalog-service.ts';
 import type { ImageSigner } from '../../signing/image-token.ts';
-import { checkBackground, signedImageAnswer } from '../image-answer.ts';
+import type { SetGeometry } from '../../render/set-geometry.ts';
+import { checkBackground, checkFraming, signedImageAnswer } from '../image-answer.ts';
 
 export type ImageJsonHandler = (req: Request, res: Response, target: { variant: string | null; view: string }) => Promise<void>;
 
 /**
  * The image JSON call (spec section 4). Rule order: options (400), format in contract (403),
- * vehicle path (404), category in contract (403), view published (404).
+ * vehicle path (404), category in contract (403), view published (404), background and framing
+ * available for the view (400).
  */
 export function imageJsonHandler(deps: {
   catalog: CatalogService;
   signer: ImageSigner;
   publicBaseUrl: () => string;
+  geometry: SetGeometry;
 }): ImageJsonHandler {
   return async (req, res, target) => {
     const principal = res.locals.principal;
@@ -32,7 +35,9 @@ export function imageJsonHandler(deps: {
       target.view,
     );
     checkBackground(opts, view);
-    const { view: viewId, ...answer } = signedImageAnswer(deps, principal, opts, req.query as Record<string, unknown>, vehicle, view);
+    checkFraming(opts, view);
+    const geometry = await deps.geometry.view(view.asset_set, view.asset_revision, view.asset_view);
+    const { view: viewId, ...answer } = signedImageAnswer(deps, principal, opts, req.query as Record<string, unknown>, vehicle, view, geometry);
     res.json({ vehicle: vehicleDto(vehicle), view: viewId, ...answer });
   };
 }

@@ -7,7 +7,8 @@ import type { CatalogService } from '../../catalog/catalog-service.ts';
 import { vehicleDto } from '../../catalog/catalog-service.ts';
 import type { ImageSigner } from '../../signing/image-token.ts';
 import { ID_RE, validateParams } from '../hardening.ts';
-import { checkBackground, signedImageAnswer } from '../image-answer.ts';
+import type { SetGeometry } from '../../render/set-geometry.ts';
+import { checkBackground, checkFraming, signedImageAnswer } from '../image-answer.ts';
 
 /**
  * `views=front,rear`: view ids separated by commas. An id that is not one of the nine is the
@@ -36,10 +37,11 @@ export function parseViewList(raw: unknown): ViewId[] | null {
  * listed ones) with one set of options, in one counted call. Every rule of the single image call
  * (spec section 4) applies to each view, in the same order: options and view ids (400), format in
  * the contract (403), vehicle published (404), category in the contract (403), each listed view
- * published (404 for the whole call), transparent background available (400 for the whole call).
+ * published (404 for the whole call), transparent background and fit framing available (400 for
+ * the whole call).
  * Warnings are per view.
  */
-export function vehicleImagesRoutes(deps: { catalog: CatalogService; signer: ImageSigner; publicBaseUrl: () => string }): Router {
+export function vehicleImagesRoutes(deps: { catalog: CatalogService; signer: ImageSigner; publicBaseUrl: () => string; geometry: SetGeometry }): Router {
   const r = Router();
   validateParams(r, { vehicle_id: ID_RE });
   r.get('/vehicles/:vehicle_id/images', async (req, res) => {
@@ -52,10 +54,12 @@ export function vehicleImagesRoutes(deps: { catalog: CatalogService; signer: Ima
     }
     const { vehicle, views } = await deps.catalog.resolveVehicleViews(principal, String(req.params.vehicle_id), listed);
     for (const view of views) checkBackground(opts, view, `view ${view.view}`);
+    for (const view of views) checkFraming(opts, view, `view ${view.view}`);
+    const geometry = await Promise.all(views.map((v) => deps.geometry.view(v.asset_set, v.asset_revision, v.asset_view)));
     res.json({
       vehicle_id: vehicle.id,
       vehicle: vehicleDto(vehicle),
-      images: views.map((view) => signedImageAnswer(deps, principal, opts, query, vehicle, view)),
+      images: views.map((view, i) => signedImageAnswer(deps, principal, opts, query, vehicle, view, geometry[i] ?? null)),
     });
   });
   return r;
