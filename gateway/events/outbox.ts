@@ -13,6 +13,9 @@ const EVENTS_LOCK = 74_211_033;
  * thresholds): the lock serialises only the writers of events, from here to their commit.
  */
 export async function appendEvent(tx: Queryable, orgId: string, type: EventType, data: Record<string, unknown>): Promise<string> {
+  // the organisation's row (which the event references) before the lock, never after: a transaction
+  // holding the lock must not wait for a row that another, waiting for the lock, holds
+  await tx.query('SELECT id FROM organizations WHERE id = $1 FOR KEY SHARE', [orgId]);
   await tx.query('SELECT pg_advisory_xact_lock($1)', [EVENTS_LOCK]);
   const [row] = await tx.query<{ seq: string }>(
     `INSERT INTO events (seq, org_id, type, data) VALUES (nextval('events_seq'), $1, $2, $3::jsonb) RETURNING seq::text AS seq`,

@@ -29,7 +29,13 @@ export function crossedThresholds(step: Pick<UsageStep, 'before' | 'after' | 'qu
  * write one event between them.
  */
 export async function recordQuotaThresholds(tx: Queryable, steps: UsageStep[]): Promise<void> {
-  for (const s of steps) {
+  const crossing = steps.filter((s) => crossedThresholds(s).length > 0);
+  if (crossing.length === 0) return;
+  // The rows the events reference are share-locked first, in one order, before the events' advisory
+  // lock (outbox.ts): an admin change holds its organisation's row and then waits for that lock, so
+  // taking a row after the lock could deadlock with it.
+  await tx.query('SELECT id FROM organizations WHERE id = ANY($1::text[]) ORDER BY id FOR KEY SHARE', [[...new Set(crossing.map((s) => s.orgId))]]);
+  for (const s of crossing) {
     for (const threshold of crossedThresholds(s)) {
       const won = await tx.query(
         'INSERT INTO quota_thresholds (org_id, month, threshold) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING threshold',

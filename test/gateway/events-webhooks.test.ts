@@ -231,6 +231,30 @@ describe(`events: webhooks (${backendLabel()})`, function () {
     expect((await mine.client.call('DELETE', `/webhooks/${created.body.id}`)).body).to.deep.equal({ id: created.body.id, deleted: true });
   });
 
+  it('concurrent changes of one organisation (keys created and revoked, bans, contract) all commit, each with its one event', async () => {
+    const c = await gw.admin.customer();
+    const keys = await Promise.all(Array.from({ length: 6 }, (_, i) => gw.admin.createKey(c.org, `k${i}`)));
+    const members = await Promise.all(Array.from({ length: 3 }, (_, i) => gw.admin.addMember(c.org, `p${i}@example.com`)));
+    const calls = [
+      ...keys.map((k) => gw.admin.call('POST', `/keys/${k.id}/revoke`)),
+      ...Array.from({ length: 6 }, (_, i) => gw.admin.call('POST', `/organizations/${c.org}/keys`, { name: `n${i}` })),
+      ...members.map((m) => gw.admin.call('POST', `/members/${m.id}/ban`)),
+      gw.admin.call('PUT', `/organizations/${c.org}/contract`, { categories: ['suv'], allowed_formats: ['png'], rpm_limit: 10, monthly_quota: 10, active: true }),
+    ];
+    const answers = await Promise.all(calls);
+    expect(answers.map((a) => a.status).filter((s) => s >= 300), answers.map((a) => a.text).join('\n')).to.deep.equal([]);
+    const rows = await gw.db.query<{ type: string; n: number }>(
+      'SELECT type, count(*)::int AS n FROM events WHERE org_id = $1 GROUP BY type ORDER BY type',
+      [c.org],
+    );
+    expect(rows).to.deep.equal([
+      { type: 'access.disabled', n: 3 },
+      { type: 'contract.updated', n: 2 },
+      { type: 'key.created', n: 1 + 6 + 6 },
+      { type: 'key.revoked', n: 6 },
+    ]);
+  });
+
   it('the log tells each attempt (event, endpoint, target origin, status) and never a secret', () => {
     const lines = log.entries().filter((e) => String(e.msg).startsWith('webhooks:'));
     expect(lines.some((e) => e.msg === 'webhooks: delivered' && typeof e.event === 'string' && typeof e.endpoint === 'string')).to.equal(true);
