@@ -2,10 +2,6 @@
 export const EVENT_TYPES = ['quota.threshold', 'key.created', 'key.revoked', 'contract.updated', 'access.disabled', 'access.restored'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-export function isEventType(t: string): t is EventType {
-  return (EVENT_TYPES as readonly string[]).includes(t);
-}
-
 /** One event as the feed answers it and a webhook carries it. */
 export interface EventDto {
   id: string;
