@@ -311,3 +311,36 @@ describe(`events: webhook targets (${backendLabel()})`, () => {
     expect((await gw.admin.call('GET', `/organizations/${org.id}/webhooks`)).body.webhooks).to.deep.equal([]);
   });
 });
+
+describe(`events: the retry window (${backendLabel()})`, () => {
+  let gw: TestGateway;
+  let r: WebhookReceiver;
+  before(async () => {
+    r = await WebhookReceiver.start();
+    gw = await startTestGateway({ seedDemo: false, env: { ...FAST, WEBHOOK_RETRY_WINDOW_MS: '400' } });
+  });
+  after(async () => {
+    await gw?.close();
+    await r?.close();
+  });
+
+  it('a receiver that keeps failing is retried until the window ends, then the delivery is marked failed', async () => {
+    r.then = 503;
+    const org = await gw.admin.createOrg();
+    const ep = await gw.admin.call('POST', `/organizations/${org.id}/webhooks`, { url: r.url });
+    await gw.admin.createKey(org.id);
+    const end = Date.now() + 10_000;
+    let d: { status: string; attempts: number; last_status: number | null } | undefined;
+    while (Date.now() < end) {
+      d = (await gw.admin.call('GET', `/webhooks/${ep.body.id}/deliveries`)).body.deliveries[0];
+      if (d?.status === 'failed') break;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    expect(d).to.include({ status: 'failed', last_status: 503 });
+    expect(d!.attempts).to.be.at.least(2);
+    expect(r.received.length).to.equal(d!.attempts);
+    expect(new Set(r.received.map((x) => x.headers['webhook-id'])).size).to.equal(1);
+    // the endpoint stays enabled: only a 410 disables it
+    expect((await gw.admin.call('GET', `/organizations/${org.id}/webhooks`)).body.webhooks[0].disabled_at).to.equal(null);
+  });
+});
