@@ -1,14 +1,10 @@
-import type { PlaneSet } from './layers.ts';
-import type { FullRuns, LevelEdges, LevelPalette } from './level-tables.ts';
+import type { SharedWasmMemory, LayerArena, PlaneSet } from './layer-types.ts';
+export type { SharedWasmMemory, LayerArena } from './layer-types.ts';
 
 // The shared WebAssembly memory a level's planes, output picture and tables live in (the cpu
 // backend's wasm kernel reads them in place), and the room it reserves for the level tables.
 
 /** The project's lib (ES2023, no DOM) has no WebAssembly types: the little used here. */
-export interface SharedWasmMemory {
-  readonly buffer: SharedArrayBuffer;
-  grow(pages: number): number;
-}
 declare const WebAssembly: { Memory: new (d: { initial: number; maximum: number; shared: true }) => SharedWasmMemory };
 
 /**
@@ -19,42 +15,6 @@ export const ARENA_HEADER_BYTES = 256 * 1024;
 /** Scratch rows after the header, one per thread compositing from an arena (the main thread's is slot 0): room for 64 workers, a 64-core node, for about 0.6 MB an arena at 2400 px. */
 export const ARENA_SLOTS = 65;
 export const WASM_PAGE = 65536;
-
-/**
- * One Layers' planes in one shared WebAssembly.Memory of the size they need (it grows only by the
- * level's tables, `withLevelTables`, into room its maximum reserves): [0, ARENA_HEADER_BYTES) the
- * kernel's, then ARENA_SLOTS scratch rows of `slotBytes` (a row of RGBA), then the planes at 64-byte
- * aligned offsets, then the tables. Freed like a SharedArrayBuffer, once no
- * isolate references the memory (the cpu workers drop their instances on it when the Layers is
- * evicted: cpu-backend.ts `forget`).
- */
-export interface LayerArena {
-  memory: SharedWasmMemory;
-  /** Unique in the process: a key decoded again after eviction gets a new arena. */
-  id: number;
-  key: string;
-  scratch: number;
-  slotBytes: number;
-  /**
-   * An output picture (RGB, 3 bytes a pixel) inside the arena, for the cpu backend (allocPlanes'
-   * `output`): an opaque render of these layers may composite into it, and the wasm kernel then
-   * writes its spans there in place instead of into a scratch row copied out (cpu-backend.ts lends
-   * it to one render at a time). null: none (the gl backend's layers).
-   */
-  output: Uint8Array | null;
-  /**
-   * The level's palette (`withLevelTables`), added after the Layers are made (the asset store builds
-   * it in the background, so a cold render does not wait for it) when the arena has an output picture
-   * and it pays; null: none (yet). Set once, never changed after.
-   */
-  palette: LevelPalette | null;
-  /** The level's edge list (LevelEdges), added like the palette, before it; null: none (yet). Set once. */
-  edges: LevelEdges | null;
-  /** The level's fully painted runs (FullRuns), added after its edge list, only with one; null: none (yet). Set once. */
-  fullRuns: FullRuns | null;
-  /** `withLevelTables` ran on this arena (whatever it found): never twice, as each try grows the arena. */
-  tablesTried: boolean;
-}
 
 /** A level gets its fully painted runs when they are at most this share of its pixels (what the arena reserves room for). */
 export const FULL_RUNS_MAX_SHARE = 0.25;

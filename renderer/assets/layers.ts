@@ -1,56 +1,13 @@
+import type { PlaneSet, Layers, ActiveRuns, LayerArena, LevelGeometry } from './layer-types.ts';
+export type { PlaneSet, Layers, ActiveRuns } from './layer-types.ts';
 import { SHADED } from '../color/srgb8.ts';
-import { sharedU8, type LayerArena } from './arena.ts';
+import { sharedU8 } from './arena.ts';
 import { withLevelTables } from './level-tables.ts';
 import { runNow, runPaced, type Sliced } from './paced.ts';
-import type { LevelGeometry } from './reduce-layers.ts';
 
 // What a view's layers at one size are (Layers), and how planes become them: the shadowed base and
 // the active runs made, paced. The arena they live in is arena.ts; their level tables level-tables.ts;
 // decoding a set's files decode-layers.ts; the smaller levels reduce-layers.ts.
-
-/**
- * The decoded layers of one view at one size, in shared memory so the cpu workers read them
- * without copies: made here, all of a Layers' planes are views into one shared WebAssembly memory
- * (`arena`), so the cpu backend's wasm kernel reads them in place. base: RGB 8-bit sRGB; paint, shadow, coverage: 8-bit; diffuse, specular: 16-bit
- * linear (whatever their encoding on disk).
- */
-export interface PlaneSet {
-  base: Uint8Array;
-  paint: Uint8Array;
-  diffuse: Uint16Array;
-  specular: Uint16Array;
-  shadow: Uint8Array | null;
-  coverage: Uint8Array | null;
-}
-
-export interface Layers extends PlaneSet {
-  key: string;
-  width: number;
-  height: number;
-  /**
-   * The base with the floor shadow already applied (RGB): what a render with the shadow shows
-   * wherever there is no paint, whatever the colour. Made once per level for the cpu backend (the
-   * asset store's `shadowedBase` option; the gl backend does not use it), so the kernel copies it and
-   * never visits the shadow-only pixels (about half the pixels it touched before).
-   */
-  shadowedBase?: Uint8Array;
-  /**
-   * Where a render differs from its starting picture (layers.ts `activeRuns`): the runs of pixels with
-   * paint when there is a `shadowedBase` (the start with the shadow), else of pixels with paint or
-   * shadow. Absent: every pixel is visited.
-   */
-  runs?: ActiveRuns;
-  /** A pre-scaled level's place in the full size (reduceLayers); absent: the full size itself. */
-  level?: LevelGeometry;
-  /**
-   * A digest of the layer files (and how they are decoded) this level was made from, where the asset
-   * store keeps level files (asset-store.ts `sourceDigest`): its level file is named by it.
-   */
-  source?: string;
-  /** The shared WebAssembly memory the planes are views of (allocPlanes); absent: separate SharedArrayBuffers. */
-  arena?: LayerArena;
-  bytes: number;
-}
 
 function layerBytes(l: Omit<Layers, 'bytes' | 'key' | 'level'>): number {
   return (
@@ -62,16 +19,6 @@ function layerBytes(l: Omit<Layers, 'bytes' | 'key' | 'level'>): number {
     (l.shadowedBase?.byteLength ?? 0) +
     (l.coverage?.byteLength ?? 0)
   );
-}
-
-/**
- * Per row, the runs [x0, x1) of pixels with paint (or, with `shadow`, paint or shadow), in shared memory: row y's runs are
- * `xs[2r], xs[2r + 1]` for r in [rowStart[y], rowStart[y + 1]). Gaps shorter than RUN_GAP are
- * bridged (a run's start costs more than a few idle pixels).
- */
-export interface ActiveRuns {
-  rowStart: Int32Array;
-  xs: Int32Array;
 }
 
 const RUN_GAP = 8;

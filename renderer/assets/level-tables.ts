@@ -1,70 +1,11 @@
+import type { LevelEdges, FullRuns, LevelPalette, ActiveRuns, Layers, LayerArena } from './layer-types.ts';
+export type { LevelEdges, FullRuns, LevelPalette } from './layer-types.ts';
 import { SRGB8_TO_LINEAR } from '../../shared/color/srgb.ts';
-import { EDGE_BLOCK_BYTES, EDGES_MAX_SHARE, FULL_RUNS_MAX_SHARE, PALETTE_COLOUR_SLOTS, PALETTE_MAX_SHARE, WASM_PAGE, edgesBytes, fullRunsBytes, paletteBytes, type LayerArena } from './arena.ts';
-import type { ActiveRuns, Layers } from './layers.ts';
+import { EDGE_BLOCK_BYTES, EDGES_MAX_SHARE, FULL_RUNS_MAX_SHARE, PALETTE_COLOUR_SLOTS, PALETTE_MAX_SHARE, WASM_PAGE, edgesBytes, fullRunsBytes, paletteBytes } from './arena.ts';
 import type { Sliced } from './paced.ts';
 
 // A level's tables (edge list, fully painted runs, palette), built after the level, paced, into its
 // arena: what lets the cpu kernel skip walking the planes (docs/performance-renderer.md).
-
-/**
- * A level's partly painted pixels (0 < paint < 255: the paint's edge, panel gaps, trim) with their
- * inputs ready in single precision, in the level's arena: the kernel reads them in order, four at a
- * time (wasm/kernel.ts `edgeQuad`), where it would otherwise fetch each from four scattered planes
- * and compute it alone (about 45 ns a pixel on the development machine, a quarter of a baked 2400 px
- * composite; docs/performance-renderer.md). The values are exactly those the kernel computes from
- * the planes (`edgeInputs`), so a render gives the same bytes with or without the list.
- */
-export interface LevelEdges {
-  /** Partly painted pixels (in the runs). */
-  count: number;
-  /**
-   * The list's offset in the arena: blocks of four entries, EDGE_BLOCK_BYTES each (wasm/kernel.ts
-   * EDGE_BLOCK: eight fields of four lanes); a row's last block is filled up with its last pixel
-   * again (computed twice, to the same bytes).
-   */
-  at: number;
-  /** Row y's blocks are [rowStart[y], rowStart[y + 1]) (height + 1 entries). */
-  rowStart: Int32Array;
-}
-
-/**
- * A level's runs of fully painted pixels (paint 255), in its arena: with its edge list, everything a
- * render changes in the runs of the layers (with the shadowed base as the start), so the kernel writes
- * these runs and the edge list's pixels and never walks the paint plane (wasm/kernel.ts `paintedRun`).
- */
-export interface FullRuns {
-  /** Runs. */
-  count: number;
-  /** The runs' offset in the arena: a pair of u32 each, the first pixel, and the length with bit 31 set where any of its pixels has shadow. */
-  at: number;
-  /** Row y's runs are [rowStart[y], rowStart[y + 1]) (height + 1 entries). */
-  rowStart: Int32Array;
-}
-
-/**
- * The distinct lightings (diffuse, specular) of a level's fully painted pixels and each such pixel's
- * entry, in the level's arena: a render computes each lighting's colour once (wasm/kernel.ts
- * `paletteColours`, into one of its `colours` slots) and the kernel gives each
- * fully painted pixel its entry's colour instead of computing it per pixel. A level baked with 8-bit
- * light repeats its lightings a lot (98 % of a 2400 px baked sedan's painted pixels), a resized or
- * 16-bit one less (about 60 %), so a level only gets one where at most half its painted pixels'
- * lightings are distinct (PALETTE_MAX_SHARE).
- */
-export interface LevelPalette {
-  /** Entries: a multiple of 4, the last few padded with zero lighting. */
-  size: number;
-  diffuse: Uint16Array;
-  specular: Uint16Array;
-  /** The entry of each fully painted pixel (paint 255), in raster order. */
-  index: Uint32Array;
-  /** Row y's fully painted pixels are index[rowStart[y]] onwards (height + 1 entries). */
-  rowStart: Int32Array;
-  /**
-   * PALETTE_COLOUR_SLOTS renders' colours at once: 3 bytes an entry each, and 4 more so that the
-   * last can be read as a u32. A composite holds one from its start to its end (cpu-backend.ts).
-   */
-  colours: Uint8Array[];
-}
 
 /** Fully painted pixels (paint 255) of a level: all inside its runs (activeRuns), so only those are visited. */
 function paintedInRuns(width: number, height: number, paint: Uint8Array, runs: ActiveRuns): number {

@@ -1,6 +1,8 @@
+import type { LevelGeometry, Layers } from './layer-types.ts';
+export type { LevelGeometry } from './layer-types.ts';
 import { SRGB8_TO_LINEAR, LINEAR_LUT_SIZE, LINEAR_TO_SRGB8 } from '../../shared/color/srgb.ts';
 import { allocPlanes } from './arena.ts';
-import { layersOf, type Layers } from './layers.ts';
+import { layersOf } from './layers.ts';
 import { runNow, runPaced, type Sliced } from './paced.ts';
 
 /**
@@ -41,11 +43,6 @@ function axisTaps(outLen: number, fo: number, srcLen: number, fs: number, full: 
 }
 
 /** Where a level sits: full-size pixels per level pixel along each axis, and the full size. */
-export interface LevelGeometry {
-  footprint: number;
-  fullWidth: number;
-  fullHeight: number;
-}
 
 export function levelGeometry(l: Layers): LevelGeometry {
   return l.level ?? { footprint: 1, fullWidth: l.width, fullHeight: l.height };
