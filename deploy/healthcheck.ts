@@ -5,7 +5,7 @@
  * healthy, 1 otherwise (within 4 s).
  */
 import http from 'node:http';
-import { createRendererClient } from '../shared/render-client.ts';
+import { connectRenderer } from '../shared/render-contract.ts';
 
 const role = process.argv[2] ?? 'gateway';
 const fail = (why: string) => {
@@ -25,12 +25,12 @@ if (role === 'gateway') {
     .on('error', (e) => fail(e.message));
 } else if (role === 'renderer') {
   const port = Number(process.env.RENDERER_PORT ?? 50051);
-  const client = createRendererClient({ addresses: `127.0.0.1:${port}` });
-  client.health().then(
-    async (ok) => {
-      if (!ok) fail('not serving');
+  const client = connectRenderer(`127.0.0.1:${port}`);
+  client.health(new Date(Date.now() + 2000)).then(
+    async (status) => {
+      if (status !== 'SERVING') fail('not serving');
       // which compositor this renderer chose, and why: docker inspect shows this line in its Health log
-      const info = await client.describeRenderer({ deadlineMs: 1000 }).catch(() => null);
+      const info = await client.describeRenderer(new Date(Date.now() + 1000)).catch(() => null);
       client.close();
       console.log(info ? `serving: backend ${info.backend} (${info.description}); ${info.reason}` : 'serving');
       process.exit(0);

@@ -3,7 +3,7 @@ import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
 import type { RendererConfig } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
-import { RENDER_SERVICE_NAME, loadRenderPackageDefinition, renderGrpcObject } from '../shared/render-client.ts';
+import { RENDER_SERVICE_NAME, loadRenderPackageDefinition, renderGrpcObject } from '../shared/render-contract.ts';
 import { AssetStore } from './assets/asset-store.ts';
 import { LevelFiles } from './assets/level-files.ts';
 import type { Compositor } from './backends/backend.ts';

@@ -4,7 +4,7 @@ import { toServiceError } from '../shared/errors.ts';
 import { VIEW_IDS, type ViewId } from '../shared/views.ts';
 import type { AssetStore } from './assets/asset-store.ts';
 import type { RenderService } from './render-service.ts';
-import { createRendererClient } from '../shared/render-client.ts';
+import { connectRenderer } from '../shared/render-contract.ts';
 import type { RenderRequest } from '../shared/render-request.ts';
 
 /** Width of the warm-up renders: small (about a millisecond of composite), and a reduced level, so the level chain's code runs too. */
@@ -86,10 +86,11 @@ export async function warmUp(
  */
 export async function warmUpGrpc(deps: { host: string; port: number; request: RenderRequest; logger: Logger }, opts: { budgetMs?: number } = {}): Promise<boolean> {
   const host = deps.host === '0.0.0.0' || deps.host === '::' || deps.host === '' ? '127.0.0.1' : deps.host;
-  const client = createRendererClient({ addresses: host.includes(':') ? `[${host}]:${deps.port}` : `${host}:${deps.port}` });
+  const client = connectRenderer(host.includes(':') ? `[${host}]:${deps.port}` : `${host}:${deps.port}`);
   const t0 = performance.now();
   try {
-    const stream = await client.render(deps.request, { deadlineMs: opts.budgetMs ?? 2000 });
+    const budgetMs = opts.budgetMs ?? 2000;
+    const stream = await client.render(deps.request, new Date(Date.now() + budgetMs), { deadlineMs: budgetMs });
     for await (const _ of stream.body) void _;
     deps.logger.info({ ms: Math.round((performance.now() - t0) * 10) / 10, cacheHit: stream.header.cacheHit }, 'renderer warmed up over gRPC');
     return true;

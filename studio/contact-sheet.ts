@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Command } from 'commander';
 import sharp from 'sharp';
 import { createLogger } from '../shared/logger.ts';
-import { createRendererClient } from '../shared/render-client.ts';
+import { connectRenderer } from '../shared/render-contract.ts';
 import { VIEWS, type ViewId } from '../shared/views.ts';
 import { startRendererChild } from './renderer-child.ts';
 
@@ -95,7 +95,7 @@ async function writeContactSheet(make: string, model: string, yearStr: string, v
 
   const logger = createLogger('contact-sheet', 'warn');
   const renderer = await startRendererChild(process.env);
-  const client = createRendererClient({ addresses: renderer.address, logger });
+  const client = connectRenderer(renderer.address);
   try {
     const title = `${found.make.name} ${found.model.name} ${found.year}${found.variant.name ? ' ' + found.variant.name : ''}` +
       `  ·  set ${found.variant.asset_set}  ·  ${found.variant.category}${found.variant.published ? '' : '  ·  UNPUBLISHED'}`;
@@ -110,6 +110,7 @@ async function writeContactSheet(make: string, model: string, yearStr: string, v
         const view = VIEWS[c]!.id as ViewId;
         const res = await client.render(
           { assetSet: found.variant.asset_set, view, color: row.color, shadow: row.shadow, plate: row.plate, format: 'png', width: tile },
+          new Date(Date.now() + 60_000),
           { deadlineMs: 60_000 },
         );
         const parts: Buffer[] = [];

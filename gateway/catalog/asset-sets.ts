@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isSetId } from '../../shared/asset-format/set-id.ts';
 import { readSetJson, setJsonPath } from '../../shared/asset-format/set-json.ts';
-import type { ViewDescription } from '../../shared/render-client.ts';
+import type { ViewDescription } from '../../shared/render-contract.ts';
 import { isViewId, type ViewId } from '../../shared/views.ts';
 
 /** The renderer's DescribeSet answer, read from set.json; a set may lack some views. */

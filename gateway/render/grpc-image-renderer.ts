@@ -1,5 +1,5 @@
 import type { Logger } from '../../shared/logger.ts';
-import { createRendererClient } from '../../shared/render-client.ts';
+import { createRendererClient } from './renderer-pool.ts';
 import type { ImageRenderer } from './image-renderer.ts';
 
 /** The gateway's renderer: the shared gRPC client (deadline, retry to another address, round robin). */

@@ -1,6 +1,6 @@
 import type { Background, ImageFormat } from '../../shared/render-options.ts';
 import type { FramingOptions } from '../../shared/framing.ts';
-import type { RenderTiming, SetDescription } from '../../shared/render-client.ts';
+import type { RenderTiming, SetDescription } from '../../shared/render-contract.ts';
 import type { ViewId } from '../../shared/views.ts';
 
 /** What the gateway needs of the renderer: one render call that streams the encoded bytes. */
@@ -19,7 +19,7 @@ export interface ImageRenderRequest {
 export interface ImageRenderStream {
   header: { contentType: string; width: number; height: number; byteLength: number; etag: string; warnings: string[]; cacheHit?: boolean; renderMs?: number };
   body: AsyncIterable<Buffer>;
-  /** When the gRPC call ran (shared/render-client.ts, RenderTiming): for measuring a download's parts. */
+  /** When the gRPC call ran (shared/render-contract.ts, RenderTiming): for measuring a download's parts. */
   timing?: RenderTiming;
 }
 

@@ -2,7 +2,7 @@ import type { BackendReport } from '../backends/select.ts';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../shared/logger.ts';
 import { ServiceError, toServiceError } from '../../shared/errors.ts';
-import { ORG_METADATA_KEY, RENDER_CHUNK_BYTES, REQUEST_ID_METADATA_KEY } from '../../shared/render-client.ts';
+import { ORG_METADATA_KEY, RENDER_CHUNK_BYTES, REQUEST_ID_METADATA_KEY } from '../../shared/render-contract.ts';
 import { backgroundFromProto, formatFromProto, framingFromProto } from '../../shared/render-request.ts';
 import type { RenderService } from '../render-service.ts';
 

@@ -35,7 +35,7 @@ import { fileURLToPath } from 'node:url';
 import sharp, { type Sharp } from 'sharp';
 import { loadRendererConfig, type RenderBackendChoice } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
-import { createRendererClient } from '../../shared/render-client.ts';
+import { createRendererClient } from '../../gateway/render/renderer-pool.ts';
 import type { ImageFormat } from '../../shared/render-options.ts';
 import { VIEW_IDS, type ViewId } from '../../shared/views.ts';
 import { makeSyntheticSet } from '../support/make-synthetic-set.ts';

@@ -14,7 +14,7 @@ import path from 'node:path';
 import sharp, { type KernelEnum } from 'sharp';
 import { loadRendererConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
-import { createRendererClient } from '../../shared/render-client.ts';
+import { createRendererClient } from '../../gateway/render/renderer-pool.ts';
 import type { ViewId } from '../../shared/views.ts';
 import { startRendererServer } from '../../renderer/server.ts';
 import { resizeKernel } from '../../renderer/encode/encode.ts';

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../../gateway/db/open.ts';
-import { createRendererClient } from '../../shared/render-client.ts';
+import { createRendererClient } from '../../gateway/render/renderer-pool.ts';
 import { REAL_DATABASE_URL, createScratchDatabase } from './support/backend.ts';
 import { freePort } from '../support/ports.ts';
 import { exited, waitForOutput } from '../support/child-output.ts';

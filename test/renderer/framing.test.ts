@@ -10,7 +10,7 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import sharp from 'sharp';
 import { frameGeometry, layoutOf, type FramingOptions } from '../../shared/framing.ts';
-import type { SetDescription } from '../../shared/render-client.ts';
+import type { SetDescription } from '../../shared/render-contract.ts';
 import { VIEW_IDS } from '../../shared/views.ts';
 import { ENCODER_TAG } from '../../renderer/encode/encode.ts';
 import { renderBytes, startTestServer, type TestServer } from './helpers.ts';

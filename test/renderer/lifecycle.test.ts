@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import sharp from 'sharp';
 import { ServiceError } from '../../shared/errors.ts';
-import { createRendererClient } from '../../shared/render-client.ts';
+import { createRendererClient } from '../../gateway/render/renderer-pool.ts';
 import { makeSyntheticSet } from '../support/make-synthetic-set.ts';
 import { readSetMeta } from '../../shared/asset-format/read-set.ts';
 import { startRendererServer, type RendererInternals } from '../../renderer/server.ts';

@@ -1,7 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
 import { expect } from 'chai';
 import { ServiceError } from '../../shared/errors.ts';
-import { createRendererClient, renderGrpcObject } from '../../shared/render-client.ts';
+import { renderGrpcObject } from '../../shared/render-contract.ts';
+import { createRendererClient } from '../../gateway/render/renderer-pool.ts';
 import type { RenderRequest } from '../../shared/render-request.ts';
 
 /**

@@ -3,7 +3,7 @@ import * as grpc from '@grpc/grpc-js';
 import sharp from 'sharp';
 import { ServiceError } from '../../shared/errors.ts';
 import { NAMED_COLORS } from '../../shared/colors.ts';
-import { renderGrpcObject } from '../../shared/render-client.ts';
+import { renderGrpcObject } from '../../shared/render-contract.ts';
 import { VIEW_IDS } from '../../shared/views.ts';
 import { hueDistance, linearToOklab, oklabLch, srgb8ToOklab } from '../support/color/oklab.ts';
 import { hexToLinear, srgbToLinear } from '../../shared/color/srgb.ts';

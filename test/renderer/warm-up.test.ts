@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { ConfigError, loadRendererConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
-import { createRendererClient } from '../../shared/render-client.ts';
+import { createRendererClient } from '../../gateway/render/renderer-pool.ts';
 import { makeSyntheticSet } from '../support/make-synthetic-set.ts';
 import { layerPath } from '../../shared/asset-format/layer-files.ts';
 import { startRendererServer, type RendererInternals } from '../../renderer/server.ts';

@@ -30,7 +30,7 @@ import { compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
 import { startRendererServer } from '../../renderer/server.ts';
 import { loadRendererConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
-import { createRendererClient } from '../../shared/render-client.ts';
+import { createRendererClient } from '../../gateway/render/renderer-pool.ts';
 import { ciede2000, linearToLab } from '../support/color/ciede2000.ts';
 import { LUMA, SRGB8_TO_LINEAR, hexToLinear } from '../../shared/color/srgb.ts';
 

@@ -176,7 +176,7 @@ export function imageRoutes(deps: ImageRouteDeps): Router {
       }
       try {
         // The body is written as it comes, without waiting for 'drain' between chunks: the render
-        // client has read the whole picture already (render-client.ts), so waiting only spread the
+        // client has read the whole picture already (renderer-pool.ts), so waiting only spread the
         // writes over an event-loop turn each (a 1 MiB png: 17) and held nothing less in memory
         for (;;) {
           const next = await it.next();
