@@ -9,12 +9,14 @@ import { AdminService } from './admin/admin-service.ts';
 import { createAuthenticator } from './auth/authenticator.ts';
 import { createLocalBus, createRedisBus, type InvalidationBus } from './auth/invalidation-bus.ts';
 import { createFileAssetSetDirectory, type AssetSetDirectory } from './catalog/asset-sets.ts';
+import { CatalogRepo } from './catalog/catalog-repo.ts';
+import { CatalogService } from './catalog/catalog-service.ts';
 import type { Database } from './db/database.ts';
 import { openDatabase } from './db/open.ts';
 import { buildApp } from './http/app.ts';
 import { appServerClasses } from './http/app-server-classes.ts';
 import { createContractOrigins } from './http/cors.ts';
-import { answerClientErrorsWithJson, answerProtocolEdgesWithJson } from './http/hardening.ts';
+import { answerClientErrorsWithJson, answerProtocolEdgesWithJson } from './http/parser-refusals.ts';
 import { createHttpMetrics, downloadGuardMetrics } from './http/metrics.ts';
 import type { Registry } from 'prom-client';
 import { createLimiter, type ManagedLimiter } from './limits/create-limiter.ts';
@@ -25,6 +27,7 @@ import { createSessions } from './dashboard/sessions.ts';
 import { createSignInLinks } from './dashboard/sign-in-links.ts';
 import { createUsageRecorder } from './usage/recorder.ts';
 import type { ImageRenderer } from './render/image-renderer.ts';
+import { SetGeometry } from './render/set-geometry.ts';
 import { loadSecrets } from './secrets.ts';
 import { startPhases } from './start-phase.ts';
 import { seedDemoCatalog, seedDemoOrganization } from './seed/demo.ts';
@@ -148,6 +151,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     rendererUnreachable: () => opts.renderer?.unreachable?.() ?? false,
   });
   guardMetrics.watch(downloadGuard);
+  const catalogRepo = new CatalogRepo(db);
   const app = buildApp({
     usageRecorder: usage,
     dashboard: {
@@ -189,6 +193,9 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     imageCacheMaxAgeSeconds: config.imageCacheMaxAgeSeconds,
     corsAllowedOrigins: config.corsAllowedOrigins,
     contractOrigins: createContractOrigins({ db, bus }),
+    catalogRepo,
+    catalog: new CatalogService(catalogRepo, { bus }),
+    geometry: new SetGeometry(opts.renderer ?? null, logger),
     webhooks,
   });
 

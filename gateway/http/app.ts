@@ -6,21 +6,22 @@ import type { AdminService } from '../admin/admin-service.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { InvalidationBus } from '../auth/invalidation-bus.ts';
 import type { AssetSetDirectory } from '../catalog/asset-sets.ts';
-import { CatalogRepo } from '../catalog/catalog-repo.ts';
-import { CatalogService } from '../catalog/catalog-service.ts';
+import type { CatalogRepo } from '../catalog/catalog-repo.ts';
+import type { CatalogService } from '../catalog/catalog-service.ts';
 import type { Database } from '../db/database.ts';
 import type { Limiter } from '../limits/limiter.ts';
 import type { ImageRenderer } from '../render/image-renderer.ts';
-import { SetGeometry } from '../render/set-geometry.ts';
+import type { SetGeometry } from '../render/set-geometry.ts';
 import type { ImageSigner } from '../signing/image-token.ts';
-import { createDownloadGuard, type DownloadGuard } from '../limits/download-guard.ts';
+import type { DownloadGuard } from '../limits/download-guard.ts';
 import { authenticateAndLimit } from './authenticate.ts';
 import { adminBodyParser, type BodyLimits } from './body.ts';
-import { createContractOrigins, imageCors, v1Cors, type ContractOrigins } from './cors.ts';
+import { imageCors, v1Cors, type ContractOrigins } from './cors.ts';
 import { requestLog } from './request-log.ts';
 import { errorHandler, limitUrlLength, notFoundHandler, rejectMalformedQuery } from './errors.ts';
-import { closeUnreadBodies, methodNotAllowed, noStore, requireHost } from './hardening.ts';
-import { createHttpMetrics, type HttpMetrics } from './metrics.ts';
+import { closeUnreadBodies, noStore, requireHost } from './request-guards.ts';
+import { methodNotAllowed } from './method-not-allowed.ts';
+import type { HttpMetrics } from './metrics.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { imageRoutes } from './routes/images.ts';
 import { rootRoutes } from './routes/root.ts';
@@ -32,7 +33,7 @@ import { searchRoutes } from './routes/v1-search.ts';
 import { usageRoutes } from './routes/v1-usage.ts';
 import { dashboardRoutes, type DashboardOptions } from '../dashboard/routes.ts';
 import { recordAdmittedCalls } from '../usage/record-middleware.ts';
-import { createUsageRecorder, type UsageRecorder } from '../usage/recorder.ts';
+import type { UsageRecorder } from '../usage/recorder.ts';
 import { vehicleImagesRoutes } from './routes/v1-vehicle-images.ts';
 import { eventRoutes } from './routes/v1-events.ts';
 import type { WebhookEndpoints } from '../events/endpoints.ts';
@@ -54,21 +55,26 @@ export interface AppDeps {
   renderTimeoutMs: number;
   version: string;
   ready: () => Promise<boolean>;
-  /** Admin request bodies: `small` for every call, `large` for the catalog import (defaults: 8 KB / 20 MB). */
-  bodyLimits?: { small: BodyLimits; large: BodyLimits };
-  /** The per-organisation guard on image downloads (default: 4 concurrent, 120 cache-miss renders a minute). */
-  downloadGuard?: DownloadGuard;
-  /** Longest Cache-Control max-age of a downloaded image (default 60 s). */
-  imageCacheMaxAgeSeconds?: number;
-  /** Metrics are served on the internal port (service.ts), never here; default: a fresh registry. */
-  metrics?: HttpMetrics;
-  /** Failed admin authentications per client address and minute before 429 (default 20). */
-  adminAuthFailuresPerMinute?: number;
+  /** Admin request bodies: `small` for every call, `large` for the catalog import. */
+  bodyLimits: { small: BodyLimits; large: BodyLimits };
+  /** The per-organisation guard on image downloads. */
+  downloadGuard: DownloadGuard;
+  /** Longest Cache-Control max-age of a downloaded image. */
+  imageCacheMaxAgeSeconds: number;
+  /** Metrics are served on the internal port (service.ts), never here. */
+  metrics: HttpMetrics;
+  /** Failed admin authentications per client address and minute before 429. */
+  adminAuthFailuresPerMinute: number;
   /** CORS: origins allowed for every organisation (CORS_ALLOWED_ORIGINS), and the contracts' own lists. */
-  corsAllowedOrigins?: readonly string[];
-  contractOrigins?: ContractOrigins;
-  /** Per-day usage (GET /v1/usage); service.ts flushes it. Default: counts kept in memory only (a bare app). */
-  usageRecorder?: UsageRecorder;
+  corsAllowedOrigins: readonly string[];
+  contractOrigins: ContractOrigins;
+  /** Per-day usage (GET /v1/usage); service.ts flushes it. */
+  usageRecorder: UsageRecorder;
+  /** The catalog's queries and its cached answers. */
+  catalogRepo: CatalogRepo;
+  catalog: CatalogService;
+  /** The views' vehicle boxes and ground lines, for every image answer's layout. */
+  geometry: SetGeometry;
   /** The customer dashboard at /dashboard and the admin sign-in links (absent: not served). */
   dashboard?: DashboardOptions;
   /** Webhook endpoints for the admin API (docs/events.md); absent: those calls are not served. */
@@ -91,11 +97,6 @@ function skipV1Subpaths(router: RequestHandler): RequestHandler {
   return Object.assign(skipping, { stack: (router as unknown as { stack?: unknown[] }).stack, router });
 }
 
-const DEFAULT_BODY_LIMITS = {
-  small: { limitBytes: 8 * 1024, maxRatio: 50, timeoutMs: 10_000 },
-  large: { limitBytes: 20 * 1024 * 1024, maxRatio: 50, timeoutMs: 120_000 },
-};
-
 /** How long /readyz waits for the database (the probes' timeout is longer: deploy/k8s, compose.yaml). */
 const READY_CHECK_MS = 2_000;
 
@@ -106,7 +107,7 @@ export function buildApp(deps: AppDeps): Express {
   app.set('etag', false); // JSON answers vary per key and quota; images set their own ETag
   app.set('query parser', 'simple');
 
-  const metrics = deps.metrics ?? createHttpMetrics({ renderTimeoutMs: deps.renderTimeoutMs });
+  const { metrics, catalog, geometry } = deps;
   const genReqId = (req: IncomingMessage, res: ServerResponse) => {
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : crypto.randomUUID();
@@ -123,7 +124,7 @@ export function buildApp(deps: AppDeps): Express {
   app.use(requireHost);
   // CORS before any route and any refusal: preflights are answered here, before authentication (never
   // billed), and a refusal below (a long URL, a malformed query) carries Vary and the CORS headers too
-  const corsV1 = v1Cors({ gatewayOrigins: deps.corsAllowedOrigins ?? [], contracts: deps.contractOrigins ?? createContractOrigins({ db: deps.db }) });
+  const corsV1 = v1Cors({ gatewayOrigins: deps.corsAllowedOrigins, contracts: deps.contractOrigins });
   // a /v1 answer is the key's own (its contract's catalog, its quota, URLs signed for it): a shared
   // cache keyed by the URL alone must never hand it to another client
   app.use('/v1', noStore, corsV1.admit);
@@ -152,13 +153,13 @@ export function buildApp(deps: AppDeps): Express {
       renderer: deps.renderer,
       renderTimeoutMs: deps.renderTimeoutMs,
       authenticator: deps.authenticator,
-      guard: deps.downloadGuard ?? createDownloadGuard({ concurrent: 4, perMinute: 120 }),
-      cacheMaxAgeSeconds: deps.imageCacheMaxAgeSeconds ?? 60,
+      guard: deps.downloadGuard,
+      cacheMaxAgeSeconds: deps.imageCacheMaxAgeSeconds,
     })),
   );
 
   // The bearer token first, then the body (never read for a refused call), limited per route.
-  const bodyLimits = deps.bodyLimits ?? DEFAULT_BODY_LIMITS;
+  const { bodyLimits } = deps;
   app.use(
     '/admin/v1',
     metrics.mount('/admin/v1'),
@@ -179,14 +180,12 @@ export function buildApp(deps: AppDeps): Express {
     }),
   );
 
-  const repo = new CatalogRepo(deps.db);
-  const catalog = new CatalogService(repo, { bus: deps.bus });
+  const repo = deps.catalogRepo;
   // the /v1 routes behind their gate: the dashboard's playground runs the same router behind its own
   const v1 = express.Router();
   v1.use(rejectMalformedQuery);
-  const usage = deps.usageRecorder ?? createUsageRecorder({ db: deps.db, logger: deps.logger, flushMs: 0 });
+  const usage = deps.usageRecorder;
   // The catalog walk first: it carries most of the traffic, and no other /v1 router's paths overlap it.
-  const geometry = new SetGeometry(deps.renderer, deps.logger);
   const catalogRouter = catalogRoutes({ catalog, image: imageJsonHandler({ catalog, signer: deps.signer, publicBaseUrl: deps.publicBaseUrl, geometry }) });
   v1.use(catalogRouter);
   v1.use(meRoutes({ repo, limiter: deps.limiter }));

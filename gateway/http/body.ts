@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import zlib from 'node:zlib';
 import type { RequestHandler } from 'express';
 import { ServiceError } from '../../shared/errors.ts';
-import { continueIfExpected } from './hardening.ts';
+import { continueIfExpected } from './parser-refusals.ts';
 
 /**
  * Request bodies of the admin API, read only after the bearer token was checked (app.ts mounts this

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ApiError, type VehicleImageClient } from '../../client/src/index.ts';
 import { ERROR_CODES, MESSAGES, type ErrorCode } from '../../shared/errors.ts';
 import { FORMATS } from '../../shared/render-options.ts';
-import { SEGMENT_RE } from '../http/hardening.ts';
+import { SEGMENT_RE } from '../http/path-params.ts';
 import { VIEW_IDS, type ViewId } from '../../shared/views.ts';
 
 /**

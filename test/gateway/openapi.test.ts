@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { AppDeps } from '../../gateway/http/app.ts';
+import { createHttpMetrics } from '../../gateway/http/metrics.ts';
 import { buildApp } from '../../gateway/http/app.ts';
 import { startGateway, type GatewayHandle } from '../../gateway/service.ts';
 import { loadGatewayConfig } from '../../shared/config.ts';
@@ -258,6 +259,10 @@ describe('docs/openapi.json', () => {
       // pages' private contract, documented in docs/dashboard.md rather than here
       dashboard: { sessions: stub, signInLinks: stub, distDir: null, sessionMaxSeconds: 60, signInThrottle: { perAddress: 1, perEmail: 1, windowSeconds: 60 } },
       webhooks: stub, // so the admin API's webhook calls are registered
+      bodyLimits: { small: { limitBytes: 8192, maxRatio: 50, timeoutMs: 1000 }, large: { limitBytes: 8192, maxRatio: 50, timeoutMs: 1000 } },
+      metrics: createHttpMetrics({ renderTimeoutMs: 1000 }),
+      downloadGuard: stub, imageCacheMaxAgeSeconds: 60, adminAuthFailuresPerMinute: 20, corsAllowedOrigins: [], contractOrigins: stub,
+      usageRecorder: stub, catalogRepo: stub, catalog: stub, geometry: stub,
     } satisfies AppDeps);
     interface Layer { rawPath?: unknown; route?: { path: string | string[]; methods: Record<string, boolean> }; handle?: { stack?: Layer[] } }
     const found: Array<[string, string]> = [];

@@ -14,7 +14,9 @@ import { importCatalog } from '../../catalog/import.ts';
 import type { Database } from '../../db/database.ts';
 import type { SignInLinks } from '../../dashboard/sign-in-links.ts';
 import { createAddressThrottle, createFailureThrottle, type FailureThrottle } from '../../auth/failure-throttle.ts';
-import { ID_RE, VIEW_RE, clientAddress, methodNotAllowed, validateParams } from '../hardening.ts';
+import { ID_RE, VIEW_RE, validateParams } from '../path-params.ts';
+import { clientAddress } from '../request-guards.ts';
+import { methodNotAllowed } from '../method-not-allowed.ts';
 import { rejectMalformedQuery } from '../errors.ts';
 import type { WebhookEndpoints } from '../../events/endpoints.ts';
 import { addWebhookAdminRoutes } from './admin-webhooks.ts';
@@ -71,7 +73,7 @@ export function adminRoutes(deps: {
   db: Database;
   assets: AssetSetDirectory;
   /** Failed admin authentications per client address and minute before 429 (default 20; an IPv6 /64 five times that). */
-  authFailuresPerMinute?: number;
+  authFailuresPerMinute: number;
   /** Reads request bodies (body.ts): runs right after the token check, so a refused call's body is never read. */
   bodyParser?: RequestHandler;
   /** Dashboard sign-in links (absent when the dashboard is not served). */
@@ -84,7 +86,7 @@ export function adminRoutes(deps: {
   // Per client address, and per IPv6 /64 at five times that: a client that picks new addresses in its
   // /64 is still stopped, while neighbours sharing a /64 (some hosts hand one to many customers) need
   // five times the failures to lock the operator out.
-  const limit = deps.authFailuresPerMinute ?? 20;
+  const limit = deps.authFailuresPerMinute;
   const message = 'Too many failed authentication attempts from this address, retry later';
   r.use(
     requireAdmin(deps.adminToken, [

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { CatalogService } from '../../catalog/catalog-service.ts';
 import type { ImageJsonHandler } from './v1-image.ts';
-import { SEGMENT_RE, SLUG_RE, VIEW_RE, validateParams } from '../hardening.ts';
+import { SEGMENT_RE, SLUG_RE, VIEW_RE, validateParams } from '../path-params.ts';
 
 /**
  * The catalog walk: make › model › year › variant › view. `/{year}/{x}` is a variant when x is

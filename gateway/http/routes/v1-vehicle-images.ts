@@ -6,7 +6,7 @@ import { VIEW_IDS, isViewId, type ViewId } from '../../../shared/views.ts';
 import type { CatalogService } from '../../catalog/catalog-service.ts';
 import { vehicleDto } from '../../catalog/catalog-service.ts';
 import type { ImageSigner } from '../../signing/image-token.ts';
-import { ID_RE, validateParams } from '../hardening.ts';
+import { ID_RE, validateParams } from '../path-params.ts';
 import type { SetGeometry } from '../../render/set-geometry.ts';
 import { checkBackground, checkFraming, signedImageAnswer } from '../image-answer.ts';
 
