@@ -1,7 +1,7 @@
 /**
  * Composition of the limiters (docs/limits.md):
- * - redisUrl set: Redis limiter (Lua) + failover to the in-process limiter + write-through to the store;
- * - redisUrl null: in-process limiter + write-through.
+ * - redisUrl set: Redis limiter (Lua) + failover to the in-process limiter + write-behind to the store;
+ * - redisUrl null: in-process limiter + write-behind.
  * Nothing connects at import time; the Redis connection is made by createLimiter().
  */
 import { Redis } from 'ioredis';
@@ -10,7 +10,7 @@ import type { Clock, Limiter, UsageStore } from './limiter.ts';
 import { createMemoryLimiter } from './memory-limiter.ts';
 import { createRedisLimiter } from './redis-limiter.ts';
 import { createResilientLimiter, type ResilientLimiter } from './failover-limiter.ts';
-import { createUsageBuffer, DEFAULT_USAGE_FLUSH_MS, withWriteThrough } from './write-through.ts';
+import { createUsageBuffer, DEFAULT_USAGE_FLUSH_MS, withWriteBehind } from './write-behind-limiter.ts';
 
 export interface CreateLimiterOptions {
   /** REDIS_URL, or null for the in-process limiter. */
@@ -19,7 +19,7 @@ export interface CreateLimiterOptions {
   /** USAGE_FLUSH_MS: how often admitted counts are written to the usage store; default 2000. */
   flushMs?: number;
   logger: Logger;
-  /** How long the final usage flush on close may take (write-behind.ts closeTimeoutMs). */
+  /** How long the final usage flush on close may take (write-behind-limiter.ts closeTimeoutMs). */
   closeTimeoutMs?: number;
   clock?: Clock;
   /** Redis key prefix; default 'vis:limits:'. */
@@ -46,7 +46,7 @@ export function createLimiter(opts: CreateLimiterOptions): ManagedLimiter {
   const buffer = createUsageBuffer({ usageStore: opts.usageStore, flushMs: opts.flushMs ?? DEFAULT_USAGE_FLUSH_MS, logger: opts.logger, closeTimeoutMs: opts.closeTimeoutMs });
 
   if (!opts.redisUrl) {
-    const limiter = withWriteThrough(createMemoryLimiter({ clock, usageSeed: buffer.seedStore }), buffer, clock);
+    const limiter = withWriteBehind(createMemoryLimiter({ clock, usageSeed: buffer.seedStore }), buffer, clock);
     return { ...limiter, kind: limiter.kind, mode: () => 'memory', ready: async () => true, flush: limiter.flush, close: limiter.close };
   }
 
@@ -74,7 +74,7 @@ export function createLimiter(opts: CreateLimiterOptions): ManagedLimiter {
   });
   const fallback = createMemoryLimiter({ clock, usageSeed: buffer.seedStore, trackAdmitted: true });
   const resilient: ResilientLimiter = createResilientLimiter({ primary, fallback, logger: opts.logger, probeMs: opts.probeMs });
-  const limiter = withWriteThrough(resilient, buffer, clock);
+  const limiter = withWriteBehind(resilient, buffer, clock);
 
   return {
     kind: limiter.kind,

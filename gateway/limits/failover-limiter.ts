@@ -3,7 +3,7 @@
  * connection has a short command timeout and no offline queue, so nothing hangs), switches to the
  * in-process limiter, logs that once, probes Redis every `probeMs`, and when Redis answers again adds the
  * month counts taken in-process during the outage to Redis (INCRBY on existing month counters; a missing
- * counter is seeded from the usage store, which already holds them through write-through) and switches
+ * counter is seeded from the usage store, which already holds them through write-behind) and switches
  * back, logging it. See docs/limits.md.
  */
 import type { Logger } from '../../shared/logger.ts';

@@ -13,7 +13,7 @@ import { secondsToNextUtcMonth, utcMonth, type LimitDecision } from './limiter.t
 
 export const MINUTE_MS = 60_000;
 
-/** A decision plus the UTC month the quota was counted in (write-through uses it at month edges). */
+/** A decision plus the UTC month the quota was counted in (write-behind uses it at month edges). */
 export interface CountedDecision extends LimitDecision {
   month: string;
 }

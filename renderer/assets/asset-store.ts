@@ -17,7 +17,7 @@ import { withLevelTables } from './level-tables.ts';
 import { halveLayers, levelSize, twoThirdsLayers } from './reduce-layers.ts';
 import type { LevelFileSpec, LevelFiles } from './level-files.ts';
 import { runPaced } from './paced.ts';
-import { SharedMemoryReclaimer } from '../cache/reclaim.ts';
+import { ForcedGc } from '../cache/forced-gc.ts';
 
 export interface AssetStoreOptions {
   dir: string;
@@ -73,7 +73,7 @@ export class AssetStore {
   private readonly layers: LRUCache<string, Layers>;
   private readonly inflight = new Map<string, Promise<Layers>>();
   private readonly recheckMs: number;
-  private readonly reclaimer = new SharedMemoryReclaimer();
+  private readonly forcedGc = new ForcedGc();
   /** Level tables being built (addLevelTables). */
   private readonly tables = new Set<Promise<void>>();
   /** Called when layers leave the cache (the gl backend drops its textures of them). */
@@ -92,7 +92,7 @@ export class AssetStore {
       maxSize: Math.max(1, opts.cacheBytes),
       sizeCalculation: (l) => Math.max(1, l.bytes),
       dispose: (v, key) => {
-        this.reclaimer.note(v.bytes);
+        this.forcedGc.note(v.bytes);
         this.onEvict?.(key);
       },
     });

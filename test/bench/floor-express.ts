@@ -4,7 +4,7 @@
  * limiter decision in Redis (the gateway's own Redis limiter and script, both limits counted), one
  * request log line through the service's logger on stdout, and the cached answer's bytes with the
  * gateway's headers (Content-Type, RateLimit, RateLimit-Policy, Vary, X-Request-Id). No routing
- * layers, metrics, CORS, usage recording or write-through to PostgreSQL. The gateway cannot go
+ * layers, metrics, CORS, usage recording or write-behind to PostgreSQL. The gateway cannot go
  * faster than this on the same machine; its distance from it is what the middleware costs.
  */
 import crypto from 'node:crypto';

@@ -124,7 +124,7 @@ describe('faults under load (loopback, bounded)', function () {
       console.log(`      statuses ${JSON.stringify(Object.fromEntries(statuses))} across a Redis kill and restart`);
       expect(bad).to.deep.equal([]);
       expect([...statuses.keys()]).to.deep.equal([200]);
-      // every admitted call reaches PostgreSQL: compare after the write-through interval
+      // every admitted call reaches PostgreSQL: compare after the write-behind interval
       await gw.limiter.flush();
       const usage = await gw.admin.usage(c.org);
       expect(usage.requests).to.equal(statuses.get(200));

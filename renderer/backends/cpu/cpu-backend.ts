@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../../shared/logger.ts';
 import type { CompositeJob, Compositor, RgbImage } from '../backend.ts';
 import type { PlateTexture } from '../../plate/plate-raster.ts';
-import { SharedMemoryReclaimer } from '../../cache/reclaim.ts';
+import { ForcedGc } from '../../cache/forced-gc.ts';
 import { ARENA_SLOTS } from '../../assets/arena.ts';
 import { BufferPool } from './buffer-pool.ts';
 import { PrimedOutputs, type Taken } from './primed-outputs.ts';
@@ -140,7 +140,7 @@ export class CpuCompositor implements Compositor {
   private readonly pool = new BufferPool(OUTPUT_POOL_BYTES);
   private readonly outputs = new PrimedOutputs(this.pool);
   /** Pictures dropped from the pool are shared memory the main thread lets go of too. */
-  private readonly reclaimer = new SharedMemoryReclaimer();
+  private readonly forcedGc = new ForcedGc();
   private droppedSinceCollect = 0;
   private collectScheduled = false;
   /** The main thread's own kernel (inline compositing); loaded at create, so a broken module fails the start. */
@@ -329,7 +329,7 @@ export class CpuCompositor implements Compositor {
     }
     const dropped = this.pool.give(img.data);
     if (dropped > 0) {
-      this.reclaimer.note(dropped);
+      this.forcedGc.note(dropped);
       this.droppedSinceCollect += dropped;
       if (this.droppedSinceCollect >= COLLECT_AFTER_DROPPED) this.collectWorkersSoon();
     }

@@ -129,7 +129,7 @@ forEachBackend('limiter semantics', (b) => {
     for (let i = 0; i < 100; i++) if ((await l.consume(req({ rpmLimit: 1000, monthlyQuota: 200 }))).allowed) n++;
     expect(n).to.equal(50);
     expect(await l.monthlyUsage('o1')).to.equal(200);
-    store.data.set('o1|2031-05', 190); // what write-through had stored before the restart
+    store.data.set('o1|2031-05', 190); // what write-behind had stored before the restart
     const l2 = await b.restart({ clock, usageStore: store });
     expect(await l2.monthlyUsage('o1')).to.equal(190);
     n = 0;

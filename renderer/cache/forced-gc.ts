@@ -10,7 +10,7 @@ import vm from 'node:vm';
  * current task, so the dropped objects are unreachable). It pauses this thread for a few ms, at most
  * once per `threshold` bytes of evictions, which each already cost a decode of that size.
  */
-export class SharedMemoryReclaimer {
+export class ForcedGc {
   private dropped = 0;
   private scheduled = false;
   private readonly collect: () => void;

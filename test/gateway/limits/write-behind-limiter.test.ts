@@ -5,7 +5,7 @@ import { openDatabase } from '../../../gateway/db/open.ts';
 import type { Database } from '../../../gateway/db/database.ts';
 import { createMemoryLimiter } from '../../../gateway/limits/memory-limiter.ts';
 import { createSqlUsageStore } from '../../../gateway/limits/usage-store.ts';
-import { createUsageBuffer, withWriteThrough } from '../../../gateway/limits/write-through.ts';
+import { createUsageBuffer, withWriteBehind } from '../../../gateway/limits/write-behind-limiter.ts';
 import { createLimiter } from '../../../gateway/limits/create-limiter.ts';
 import { fakeClock, memoryUsageStore, silentLogger } from './helpers.ts';
 
@@ -43,12 +43,12 @@ async function withDatabases(): Promise<Array<{ name: string; open: () => Promis
     });
   } catch {
     if (process.env.CI === 'true' || process.env.DATABASE_URL) throw new Error(`PostgreSQL unreachable at ${PG_ADMIN_URL}`);
-    console.warn(`    (no PostgreSQL at ${PG_ADMIN_URL}: write-through runs on PGlite only)`);
+    console.warn(`    (no PostgreSQL at ${PG_ADMIN_URL}: write-behind runs on PGlite only)`);
   }
   return out;
 }
 
-describe('write-through of monthly counts', () => {
+describe('write-behind of monthly counts', () => {
   it('flushes admitted counts to the SQL usage store within the interval, in one batch (PGlite and PostgreSQL)', async () => {
     for (const backend of await withDatabases()) {
       const { db, done } = await backend.open();
@@ -59,7 +59,7 @@ describe('write-through of monthly counts', () => {
         const counting = { ...store, addUsage: async (d: Parameters<typeof store.addUsage>[0]) => { batches++; return store.addUsage(d); } };
         const clock = fakeClock(Date.now());
         const buffer = createUsageBuffer({ usageStore: counting, flushMs: 100, logger: silentLogger });
-        const l = withWriteThrough(createMemoryLimiter({ clock, usageSeed: buffer.seedStore }), buffer, clock);
+        const l = withWriteBehind(createMemoryLimiter({ clock, usageSeed: buffer.seedStore }), buffer, clock);
         for (let i = 0; i < 30; i++) await l.consume(r);
         for (let i = 0; i < 12; i++) await l.consume({ ...r, orgId: 'org-2', monthlyQuota: 10 });
         const month = new Date(clock()).toISOString().slice(0, 7);
@@ -86,7 +86,7 @@ describe('write-through of monthly counts', () => {
     const logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s)) });
     const clock = fakeClock();
     const buffer = createUsageBuffer({ usageStore: store, flushMs: 0, logger });
-    const l = withWriteThrough(createMemoryLimiter({ clock }), buffer, clock);
+    const l = withWriteBehind(createMemoryLimiter({ clock }), buffer, clock);
     for (let i = 0; i < 10; i++) await l.consume(r);
     store.failWith = new Error('connection refused');
     let failed = false;
@@ -112,7 +112,7 @@ describe('write-through of monthly counts', () => {
     expect(await buffer.seedStore.getUsage('org-1', '2031-05')).to.equal(47);
   });
 
-  it('createLimiter without Redis: in-process + write-through, close() flushes', async () => {
+  it('createLimiter without Redis: in-process + write-behind, close() flushes', async () => {
     const store = memoryUsageStore();
     const clock = fakeClock();
     const l = createLimiter({ redisUrl: null, usageStore: store, flushMs: 60_000, logger: silentLogger, clock });

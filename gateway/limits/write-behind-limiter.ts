@@ -71,15 +71,15 @@ export function createUsageBuffer(opts: UsageBufferOptions): UsageBuffer {
   };
 }
 
-export interface WriteThroughLimiter extends Limiter {
+export interface WriteBehindLimiter extends Limiter {
   flush(): Promise<void>;
   readonly buffer: UsageBuffer;
 }
 
 /** Wraps any Limiter so that every admitted request is written through to the buffer's UsageStore. */
-export function withWriteThrough(inner: Limiter, buffer: UsageBuffer, clock: Clock = Date.now): WriteThroughLimiter {
+export function withWriteBehind(inner: Limiter, buffer: UsageBuffer, clock: Clock = Date.now): WriteBehindLimiter {
   return {
-    kind: `${inner.kind}+write-through`,
+    kind: `${inner.kind}+write-behind`,
     buffer,
     async consume(req: LimitRequest) {
       const d = await inner.consume(req);
@@ -98,7 +98,7 @@ export function withWriteThrough(inner: Limiter, buffer: UsageBuffer, clock: Clo
   };
 }
 
-/** Convenience: a write-through limiter with its own buffer. */
-export function createWriteThrough(opts: UsageBufferOptions & { inner: Limiter; clock?: Clock }): WriteThroughLimiter {
-  return withWriteThrough(opts.inner, createUsageBuffer(opts), opts.clock);
+/** Convenience: a write-behind limiter with its own buffer. */
+export function createWriteBehindLimiter(opts: UsageBufferOptions & { inner: Limiter; clock?: Clock }): WriteBehindLimiter {
+  return withWriteBehind(opts.inner, createUsageBuffer(opts), opts.clock);
 }
