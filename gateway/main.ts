@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, loadGatewayConfig } from '../shared/config.ts';
+import { ConfigError } from '../shared/config-fields.ts';
+import { loadGatewayConfig } from './config.ts';
 import { createLogger } from '../shared/logger.ts';
 import { startMetricsServer, type MetricsServer } from '../shared/metrics-server.ts';
 import { exitOnStartError } from '../shared/start-error.ts';

@@ -1,4 +1,5 @@
-import { ConfigError, loadGatewayConfig } from '../shared/config.ts';
+import { ConfigError } from '../shared/config-fields.ts';
+import { loadGatewayConfig } from './config.ts';
 import { createLogger } from '../shared/logger.ts';
 import { openDatabase } from './db/open.ts';
 

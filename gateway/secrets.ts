@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { GatewayConfig, KeyedSecret } from '../shared/config.ts';
+import type { GatewayConfig } from './config.ts';
+import type { KeyedSecret } from '../shared/config-fields.ts';
 
 export interface GatewaySecrets {
   adminToken: string;

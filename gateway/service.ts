@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { GatewayConfig } from '../shared/config.ts';
+import type { GatewayConfig } from './config.ts';
 import type { Logger } from '../shared/logger.ts';
 import { AdminService } from './admin/admin-service.ts';
 import { createAuthenticator } from './auth/authenticator.ts';

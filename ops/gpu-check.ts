@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import sharp from 'sharp';
-import { loadRendererConfig } from '../shared/config.ts';
+import { loadRendererConfig } from '../renderer/config.ts';
 import { createLogger } from '../shared/logger.ts';
 import type { ImageFormat } from '../shared/render-options.ts';
 import type { RenderRequest } from '../shared/render-request.ts';

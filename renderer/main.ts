@@ -1,4 +1,5 @@
-import { ConfigError, loadRendererConfig } from '../shared/config.ts';
+import { ConfigError } from '../shared/config-fields.ts';
+import { loadRendererConfig } from './config.ts';
 import { createLogger } from '../shared/logger.ts';
 import { startMetricsServer, type MetricsServer } from '../shared/metrics-server.ts';
 import { exitOnStartError } from '../shared/start-error.ts';

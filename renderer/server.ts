@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
-import type { RendererConfig } from '../shared/config.ts';
+import type { RendererConfig } from './config.ts';
 import type { Logger } from '../shared/logger.ts';
 import { RENDER_SERVICE_NAME, loadRenderPackageDefinition, renderGrpcObject } from '../shared/render-contract.ts';
 import { AssetStore } from './assets/asset-store.ts';

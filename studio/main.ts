@@ -17,6 +17,8 @@ import { contactSheetCommand } from './contact-sheet.ts';
 import { importSet } from './import-set.ts';
 import { splitPhotographedSet } from './photo/split.ts';
 import { recalibrateSet } from './recalibrate.ts';
+import { ConfigError } from '../shared/config-fields.ts';
+import { loadStudioConfig } from './config.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -25,8 +27,15 @@ function fail(msg: string): never {
   process.exit(1);
 }
 const print = (data: unknown) => process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
-/** ASSETS_DIR, by default the checkout's assets/ (as for the gateway, shared/config.ts). */
-const assetsDir = () => path.resolve(process.env.ASSETS_DIR || path.join(ROOT, 'assets'));
+/** ASSETS_DIR, by default the checkout's assets/ (studio/config.ts, read when a command needs it). */
+const assetsDir = () => {
+  try {
+    return loadStudioConfig().assetsDir;
+  } catch (err) {
+    if (err instanceof ConfigError) fail(err.message);
+    throw err;
+  }
+};
 
 const program = new Command().name('studio').description('make and maintain studio asset sets (docs/studio.md)').enablePositionalOptions();
 

@@ -1,4 +1,4 @@
-import type { KeyedSecret } from '../../shared/config.ts';
+import type { KeyedSecret } from '../../shared/config-fields.ts';
 import { MESSAGES, ServiceError } from '../../shared/errors.ts';
 import { FORMATS, type ImageFormat } from '../../shared/render-options.ts';
 import { isViewId } from '../../shared/views.ts';

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { KeyedSecret } from '../../shared/config.ts';
+import type { KeyedSecret } from '../../shared/config-fields.ts';
 
 export const KEY_PREFIX = 'svc_live_';
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { KeyedSecret } from '../../shared/config.ts';
+import type { KeyedSecret } from '../../shared/config-fields.ts';
 import { MESSAGES, ServiceError } from '../../shared/errors.ts';
 import type { Queryable } from '../db/database.ts';
 import { hashApiKey, isWellFormedApiKey } from './api-key-format.ts';

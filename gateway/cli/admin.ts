@@ -1,6 +1,7 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { Command, Option } from 'commander';
+import { ConfigError } from '../../shared/config-fields.ts';
+import { loadAdminCliConfig, type AdminCliConfig } from './admin-config.ts';
 
 /**
  * `npm run admin -- …`: the admin API from a shell. Talks HTTP to a running gateway (ADMIN_URL, else
@@ -12,14 +13,25 @@ interface Globals {
 }
 
 function resolveTarget(g: Globals): { url: string; token: string } {
-  const url = (g.url ?? process.env.ADMIN_URL ?? `http://localhost:${process.env.PORT ?? 8080}`).replace(/\/+$/, '');
-  let token = g.token ?? process.env.ADMIN_TOKEN;
-  if (!token) {
-    const file = path.join(path.resolve(process.env.DATA_DIR ?? './.data'), 'secrets.json');
-    if (fs.existsSync(file)) token = (JSON.parse(fs.readFileSync(file, 'utf8')) as { adminToken: string }).adminToken;
-  }
+  const config = cliConfig();
+  const url = g.url ? g.url.replace(/\/+$/, '') : config.url;
+  let token = g.token ?? config.token;
+  if (!token && fs.existsSync(config.secretsFile)) token = (JSON.parse(fs.readFileSync(config.secretsFile, 'utf8')) as { adminToken: string }).adminToken;
   if (!token) fail('no admin token: set ADMIN_TOKEN or --token (or run from the folder whose DATA_DIR the gateway uses)');
   return { url, token: token! };
+}
+
+let loaded: AdminCliConfig | null = null;
+/** The environment, read once, the first time a command needs it (--help needs none). */
+function cliConfig(): AdminCliConfig {
+  try {
+    loaded ??= loadAdminCliConfig();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    process.exit(2);
+  }
+  return loaded;
 }
 
 function fail(msg: string): never {

@@ -1,4 +1,4 @@
-import { ConfigError } from '../../shared/config.ts';
+import { ConfigError } from '../../shared/config-fields.ts';
 import { isWellFormedApiKey } from '../auth/api-key-format.ts';
 
 /** `npm run mcp`: the gateway to call and the key to call it with. */

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { pino } from 'pino';
 import { createClient } from '../../client/src/index.ts';
-import { ConfigError } from '../../shared/config.ts';
+import { ConfigError } from '../../shared/config-fields.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { exitOnStartError } from '../../shared/start-error.ts';
 import { loadMcpStdioConfig } from './config.ts';

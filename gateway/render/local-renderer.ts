@@ -14,7 +14,7 @@ export interface LocalRenderer {
   stop(): Promise<void>;
 }
 
-/** The renderer's own settings (shared/config.ts, loadRendererConfig) and what its libraries read. */
+/** The renderer's own settings (renderer/config.ts, loadRendererConfig) and what its libraries read. */
 const RENDERER_VARS = new Set([
   'RENDER_BACKEND', 'ASSETS_DIR', 'RENDER_CACHE_MB', 'RENDER_WORKERS', 'RENDER_QUEUE_MAX', 'LEVEL_CACHE_DIR', 'LEVEL_CACHE_MB', 'RENDERER_GRACE_MS', 'RENDER_WARMUP',
   'RENDERER_METRICS_PORT', 'RENDERER_METRICS_HOST', 'LOG_LEVEL',

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import type { KeyedSecret } from '../../shared/config.ts';
+import type { KeyedSecret } from '../../shared/config-fields.ts';
 import { ServiceError } from '../../shared/errors.ts';
 import { DEFAULT_ASPECT, DEFAULT_FRAMING_OPTIONS, MARGIN_MAX, isAspect, type FramingOptions } from '../../shared/framing.ts';
 import { FORMATS, type Background, type ImageFormat } from '../../shared/render-options.ts';

@@ -1,4 +1,4 @@
-import type { RenderBackendChoice } from '../../shared/config.ts';
+import type { RenderBackendChoice } from '../../shared/config-fields.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { Compositor } from './backend.ts';
 import { CpuCompositor } from './cpu/cpu-backend.ts';

@@ -74,7 +74,9 @@ interface GatewayRecord {
 async function gatewayChild(): Promise<void> {
   const root = env.BENCH_ROOT ?? ROOT;
   const mod = <T>(p: string): Promise<T> => import(pathToFileURL(path.join(root, p)).href) as Promise<T>;
-  const { loadGatewayConfig } = await mod<typeof import('../../shared/config.ts')>('shared/config.ts');
+  // the gateway's configuration moved from shared/config.ts to gateway/config.ts: a BENCH_BEFORE tree may have either
+  const configModule = fs.existsSync(path.join(root, 'gateway/config.ts')) ? 'gateway/config.ts' : 'shared/config.ts';
+  const { loadGatewayConfig } = await mod<typeof import('../../gateway/config.ts')>(configModule);
   const { createLogger } = await mod<typeof import('../../shared/logger.ts')>('shared/logger.ts');
   const { createGrpcImageRenderer } = await mod<typeof import('../../gateway/render/grpc-image-renderer.ts')>('gateway/render/grpc-image-renderer.ts');
   const { startGateway } = await mod<typeof import('../../gateway/service.ts')>('gateway/service.ts');

@@ -86,7 +86,7 @@ interface GatewayReady {
 // Child: the gateway
 // ------------------------------------------------------------------------------------------------
 async function gatewayChild(): Promise<void> {
-  const { loadGatewayConfig } = await import('../../shared/config.ts');
+  const { loadGatewayConfig } = await import('../../gateway/config.ts');
   const { createLogger } = await import('../../shared/logger.ts');
   const { createFileAssetSetDirectory } = await import('../../gateway/catalog/asset-sets.ts');
   const { validateCatalog } = await import('../../gateway/catalog/catalog-file.ts');

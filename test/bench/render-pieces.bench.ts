@@ -17,7 +17,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { loadRendererConfig } from '../../shared/config.ts';
+import { loadRendererConfig } from '../../renderer/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 import type { ImageFormat } from '../../shared/render-options.ts';
 import { normaliseRenderRequest } from '../../shared/render-request.ts';

@@ -12,7 +12,7 @@
 import { Command } from 'commander';
 import path from 'node:path';
 import sharp, { type KernelEnum } from 'sharp';
-import { loadRendererConfig } from '../../shared/config.ts';
+import { loadRendererConfig } from '../../renderer/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { createRendererClient } from '../../gateway/render/renderer-pool.ts';
 import type { ViewId } from '../../shared/views.ts';

@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import sharp from 'sharp';
 import { ApiError, createClient, parseRateLimitReset, parseRetryAfter, retryingFetch } from '../../client/src/index.ts';
-import { loadRendererConfig } from '../../shared/config.ts';
+import { loadRendererConfig } from '../../renderer/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { createGrpcImageRenderer } from '../../gateway/render/grpc-image-renderer.ts';
 import { startRendererServer } from '../../renderer/server.ts';

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import sharp from 'sharp';
-import { loadRendererConfig } from '../../shared/config.ts';
+import { loadRendererConfig } from '../../renderer/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { createGrpcImageRenderer } from '../../gateway/render/grpc-image-renderer.ts';
 import { startRendererServer } from '../../renderer/server.ts';

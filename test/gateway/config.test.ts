@@ -1,5 +1,7 @@
 import { expect } from 'chai';
-import { ConfigError, loadGatewayConfig, loadRendererConfig } from '../../shared/config.ts';
+import { ConfigError } from '../../shared/config-fields.ts';
+import { loadGatewayConfig } from '../../gateway/config.ts';
+import { loadRendererConfig } from '../../renderer/config.ts';
 
 /** Server addresses are checked when the gateway starts: what a deployment writes passes, a typo does not. */
 describe('gateway configuration: server addresses', () => {

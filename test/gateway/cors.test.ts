@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { chromium, type Browser } from 'playwright-core';
-import { loadGatewayConfig } from '../../shared/config.ts';
+import { loadGatewayConfig } from '../../gateway/config.ts';
 import { backendLabel } from './support/backend.ts';
 import { request, startTestGateway, type TestGateway } from './support/gateway-fixture.ts';
 import { startTestRenderer, type TestRenderer } from '../support/test-renderer.ts';

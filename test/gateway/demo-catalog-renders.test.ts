@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import sharp from 'sharp';
 import { NAMED_COLORS } from '../../shared/colors.ts';
-import { loadGatewayConfig } from '../../shared/config.ts';
+import { loadGatewayConfig } from '../../gateway/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { startGateway, type GatewayHandle } from '../../gateway/service.ts';
 import fs from 'node:fs';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadGatewayConfig } from '../../shared/config.ts';
+import { loadGatewayConfig } from '../../gateway/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { startGateway, type GatewayHandle } from '../../gateway/service.ts';
 

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, loadGatewayConfig } from '../../shared/config.ts';
+import { ConfigError } from '../../shared/config-fields.ts';
+import { loadGatewayConfig } from '../../gateway/config.ts';
 import { postWebhook } from '../../gateway/events/delivery.ts';
 import { checkTarget, isPrivateAddress } from '../../gateway/events/target-safety.ts';
 import { WebhookReceiver } from './support/webhook-receiver.ts';

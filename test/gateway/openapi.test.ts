@@ -16,7 +16,7 @@ import type { AppDeps } from '../../gateway/http/app.ts';
 import { createHttpMetrics } from '../../gateway/http/metrics.ts';
 import { buildApp } from '../../gateway/http/app.ts';
 import { startGateway, type GatewayHandle } from '../../gateway/service.ts';
-import { loadGatewayConfig } from '../../shared/config.ts';
+import { loadGatewayConfig } from '../../gateway/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadGatewayConfig } from '../../shared/config.ts';
+import { loadGatewayConfig } from '../../gateway/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { rendererEnv, startLocalRenderer } from '../../gateway/render/local-renderer.ts';
 import { loadSecrets } from '../../gateway/secrets.ts';

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { loadRendererConfig, type RendererConfig } from '../../shared/config.ts';
+import { loadRendererConfig, type RendererConfig } from '../../renderer/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { type RendererClient, type RenderStream } from '../../shared/render-contract.ts';
 import { createRendererClient } from '../../gateway/render/renderer-pool.ts';

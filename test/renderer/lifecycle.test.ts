@@ -10,7 +10,7 @@ import { createRendererClient } from '../../gateway/render/renderer-pool.ts';
 import { makeSyntheticSet } from '../support/make-synthetic-set.ts';
 import { readSetMeta } from '../../shared/asset-format/read-set.ts';
 import { startRendererServer, type RendererInternals } from '../../renderer/server.ts';
-import { loadRendererConfig } from '../../shared/config.ts';
+import { loadRendererConfig } from '../../renderer/config.ts';
 import { quietLogger, readAll, renderBytes, req, startTestServer, testAssets } from './helpers.ts';
 
 describe('renderer lifecycle, back-pressure and asset validation', function () {

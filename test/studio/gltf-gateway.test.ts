@@ -12,7 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
-import { loadGatewayConfig, loadRendererConfig } from '../../shared/config.ts';
+import { loadGatewayConfig } from '../../gateway/config.ts';
+import { loadRendererConfig } from '../../renderer/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { writeFixtureCar } from './gltf-fixtures.ts';
 

@@ -28,7 +28,7 @@ import { AssetSetError } from '../../shared/asset-format/set-json.ts';
 import { kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
 import { startRendererServer } from '../../renderer/server.ts';
-import { loadRendererConfig } from '../../shared/config.ts';
+import { loadRendererConfig } from '../../renderer/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { createRendererClient } from '../../gateway/render/renderer-pool.ts';
 import { ciede2000, linearToLab } from '../support/color/ciede2000.ts';

@@ -1,4 +1,4 @@
-import { loadRendererConfig } from '../../shared/config.ts';
+import { loadRendererConfig } from '../../renderer/config.ts';
 import { createLogger, type Logger } from '../../shared/logger.ts';
 import { createGrpcImageRenderer } from '../../gateway/render/grpc-image-renderer.ts';
 import { startRendererServer, type RendererInternals } from '../../renderer/server.ts';

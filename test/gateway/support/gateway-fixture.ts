@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadGatewayConfig } from '../../../shared/config.ts';
+import { loadGatewayConfig } from '../../../gateway/config.ts';
 import { createLogger, type Logger } from '../../../shared/logger.ts';
 import type { Database } from '../../../gateway/db/database.ts';
 import type { ImageRenderer } from '../../../gateway/render/image-renderer.ts';
