@@ -51,8 +51,8 @@ export async function startRendererServer(opts: {
   const queue = new RenderQueue(config.workers, config.queueMax);
   // a directory that cannot be used is logged and leaves the renderer without level files, never without renders
   const levelFiles = config.levelFiles ? await LevelFiles.open({ dir: config.levelFiles.dir, budgetBytes: config.levelFiles.bytes, logger }) : null;
-  // the shadowed base only serves the cpu kernel: made unless gl is forced, and no longer once auto has chosen gl
-  const store = new AssetStore({ dir: config.assetsDir, cacheBytes: layerBytes, logger, shadowedBase: config.backend !== 'gl', levelFiles });
+  // levels carry the cpu kernel's data while auto may still measure the cpu backend; then what the chosen backend asks
+  const store = new AssetStore({ dir: config.assetsDir, cacheBytes: layerBytes, logger, shadowedBase: true, levelFiles });
   const { loaded } = await store.init();
   const { compositor: backend, report: backendReport } = await createCompositor({
     choice: config.backend,
@@ -62,7 +62,7 @@ export async function startRendererServer(opts: {
     alone: () => queue.running <= 1 && queue.queued === 0,
     probe: (reference) => probePictures({ store, sets: loaded, reference }),
   });
-  if (backend.name === 'gl') store.stopShadowedBase();
+  store.useCpuLevelExtras(backend.cpuLevelExtras);
   store.onEvict = (key) => backend.forget?.(key);
   const service = new RenderService({
     store,

@@ -99,11 +99,12 @@ export class AssetStore {
   }
 
   /**
-   * Levels made from now on have no shadowed base (the cpu kernel's): the backend chosen at start is
-   * gl. Levels already made keep theirs; level files are told apart by it (levelFileSpec).
+   * Whether levels made from now on carry the cpu kernel's data (Compositor.cpuLevelExtras: shadowed
+   * base, output picture, level tables), as the backend chosen at start asks. Levels already made keep
+   * what they have; level files are told apart by it (levelFileSpec).
    */
-  stopShadowedBase(): void {
-    this.shadowedBase = false;
+  useCpuLevelExtras(on: boolean): void {
+    this.shadowedBase = on;
   }
 
   get dir(): string {

@@ -47,6 +47,11 @@ export interface Compositor {
   readonly name: 'gl' | 'cpu';
   /** For the log and the bench: e.g. the GL renderer string or "cpu × 2 workers". */
   readonly description: string;
+  /**
+   * Whether the asset store adds the cpu kernel's data to each level it makes: the shadowed base, an
+   * output picture in the level's arena and the level tables (edge list, fully painted runs, palette).
+   */
+  readonly cpuLevelExtras: boolean;
   composite(job: CompositeJob): Promise<RgbImage>;
   /** The picture has been encoded and is no longer read: its memory may serve a later composite. */
   release?(img: RgbImage): void;

@@ -7,12 +7,13 @@ import { PARITY_MAX_CODE_DIFF, PARITY_MIN_PSNR_DB } from '../../renderer/backend
 import { createCompositor, isSoftwareRasterizer } from '../../renderer/backends/select.ts';
 import { probePictures } from '../../renderer/backend-probe.ts';
 import { captureLog } from '../support/log-capture.ts';
-import { GL_REQUIRED, TEST_SET, quietLogger, startTestServer, testAssets } from './helpers.ts';
+import { GL_REQUIRED, TEST_SET, quietLogger, renderBytes, req, startTestServer, testAssets } from './helpers.ts';
 
 /** A real compositor whose pictures are one code off in the red of every pixel: a driver that rounds wrong. */
 class OffByThree implements Compositor {
   readonly name = 'gl' as const;
   readonly description = 'cpu kernel, 3 codes off';
+  readonly cpuLevelExtras = true;
   constructor(private readonly inner: Compositor) {}
   async composite(job: CompositeJob): Promise<RgbImage> {
     const img = await this.inner.composite(job);
@@ -143,6 +144,27 @@ describe('choosing the render backend (RENDER_BACKEND=auto)', function () {
         expect(info.measured).to.deep.equal([]);
       } finally {
         await s.close();
+      }
+    });
+  });
+
+  describe('the asset store makes what the chosen backend uses', () => {
+    it('levels carry the cpu kernel\'s data (shadowed base, output picture) for the cpu backend only', async function () {
+      const gl = await glOrNull();
+      if (!gl) this.skip();
+      await gl!.close();
+      for (const backend of ['cpu', 'gl'] as const) {
+        const s = await startTestServer({ backend });
+        try {
+          await renderBytes(s.client, req({ view: 'side_left', shadow: true, width: 480 }));
+          const set = await s.internals.store.getSet(TEST_SET);
+          const level = await s.internals.store.levelFor(set, 'side_left', 480);
+          expect(s.internals.backend.cpuLevelExtras).to.equal(backend === 'cpu');
+          expect(Boolean(level.arena?.output), `${backend}: output picture`).to.equal(backend === 'cpu');
+          if (set.views.side_left!.shadow) expect(Boolean(level.shadowedBase), `${backend}: shadowed base`).to.equal(backend === 'cpu');
+        } finally {
+          await s.close();
+        }
       }
     });
   });

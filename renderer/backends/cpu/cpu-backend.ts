@@ -131,6 +131,7 @@ export function kernelInput(job: CompositeJob, out: Uint8Array): KernelInput {
  */
 export class CpuCompositor implements Compositor {
   readonly name = 'cpu' as const;
+  readonly cpuLevelExtras = true;
   readonly description: string;
   private readonly slots: Slot[] = [];
   private readonly waiting: Pending[] = [];

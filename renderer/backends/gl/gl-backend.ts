@@ -183,6 +183,7 @@ const TARGETS_KEPT = 8;
  */
 export class GlCompositor implements Compositor {
   readonly name = 'gl' as const;
+  readonly cpuLevelExtras = false;
   readonly description: string;
   private readonly renderer: THREE.WebGLRenderer;
   private readonly scene = new THREE.Scene();
