@@ -113,7 +113,9 @@ export function isDefaultFraming(f: FramingOptions): boolean {
  * The frame for an output `width` on a view shot at `view.width × view.height` (full size).
  *
  * - `studio`: the whole shot, scaled to fit inside the frame and centred (the frame's extra rows or
- *   columns show the backdrop); at the shot's own aspect that is the shot itself, as it always was.
+ *   columns show the backdrop); at the shot's own aspect that is the shot itself, as it always was. The
+ *   default request (studio, no other aspect asked) keeps the shot's own aspect, whatever it is: the
+ *   same picture, height and ETag as before framing existed, also for a set not shot at 16:9.
  * - `fit`: the vehicle box (full-size pixels) scaled so that its limiting side fills the frame less
  *   twice the margin, centred horizontally, its bottom (the ground line) on the bottom margin, so the
  *   ground line is at the same height in every view; `top_down` has no ground and is centred vertically.
@@ -125,9 +127,9 @@ export function frameGeometry(
   width: number,
   f: FramingOptions,
 ): FrameGeometry {
-  const height = frameHeight(width, f.aspect);
+  const shotHeight = Math.round((width * view.height) / view.width);
+  const height = f.framing === 'studio' && f.aspect === DEFAULT_ASPECT ? shotHeight : frameHeight(width, f.aspect);
   if (f.framing === 'studio' || !box || box.width <= 0 || box.height <= 0) {
-    const shotHeight = Math.round((width * view.height) / view.width);
     if (shotHeight === height) {
       // exactly as the picture was always resized: each axis to its own rounded size
       return { width, height, scaleX: width / view.width, scaleY: height / view.height, offsetX: 0, offsetY: 0, wholeShot: true };

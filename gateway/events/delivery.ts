@@ -79,6 +79,8 @@ function send(url: URL, address: string, family: number, opts: PostOptions, sign
         });
         res.on('end', done);
         res.on('error', done); // the status came: that is the answer, whatever happens to the rest
+        // a body still coming when the attempt's time is up does not undo the status already received
+        signal.addEventListener('abort', done, { once: true });
       },
     );
     req.on('error', reject);

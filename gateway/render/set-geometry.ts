@@ -10,6 +10,8 @@ export interface ViewGeometry {
 
 /** How long an image answer waits for a set's geometry it has not seen yet (one DescribeSet). */
 const DESCRIBE_DEADLINE_MS = 3_000;
+/** After a DescribeSet failed, answers carry no layout for this long instead of each waiting for another. */
+const RETRY_AFTER_FAILURE_MS = 5_000;
 
 /**
  * The vehicle geometry of each asset set, asked of the renderer (DescribeSet) once per set revision and
@@ -18,6 +20,8 @@ const DESCRIBE_DEADLINE_MS = 3_000;
  */
 export class SetGeometry {
   private readonly sets = new Map<string, { revision: string; views: Promise<Map<string, ViewGeometry> | null> }>();
+  /** Sets whose last DescribeSet failed, until when not to ask again. */
+  private readonly failedUntil = new Map<string, number>();
 
   constructor(
     private readonly renderer: ImageRenderer | null,
@@ -34,11 +38,16 @@ export class SetGeometry {
     if (!describe || this.renderer?.unreachable?.()) return Promise.resolve(null);
     const known = this.sets.get(set);
     if (known && known.revision === revision) return known.views;
+    if ((this.failedUntil.get(set) ?? 0) > Date.now()) return Promise.resolve(null);
     const entry = {
       revision,
       views: describe
         .call(this.renderer, set, { deadlineMs: DESCRIBE_DEADLINE_MS })
         .then((d) => {
+          // a renderer that has not picked the new revision up yet describes the old one: used for this
+          // answer, not kept, so the next answer asks again
+          if (d.revision !== revision && this.sets.get(set) === entry) this.sets.delete(set);
+          this.failedUntil.delete(set);
           const out = new Map<string, ViewGeometry>();
           for (const [id, v] of Object.entries(d.views)) {
             if (v.vehicleBox && typeof v.groundY === 'number') out.set(id, { box: v.vehicleBox, groundY: v.groundY });
@@ -46,8 +55,9 @@ export class SetGeometry {
           return out;
         })
         .catch((err: unknown) => {
-          // not kept: the next answer asks again
+          // not kept; asked again once RETRY_AFTER_FAILURE_MS have passed
           if (this.sets.get(set) === entry) this.sets.delete(set);
+          this.failedUntil.set(set, Date.now() + RETRY_AFTER_FAILURE_MS);
           this.logger?.warn({ err, set }, 'set geometry unavailable; image answers carry no layout');
           return null;
         }),

@@ -93,7 +93,15 @@ export async function createCompositor(opts: SelectOptions): Promise<{ composito
     return done(c, 'auto: no asset set to measure with');
   }
   const tPictures = Math.round(performance.now() - t0);
-  const measured = await measureCompositors([c, gl], pictures.jobs);
+  let measured: CandidateMeasurement[];
+  try {
+    measured = await measureCompositors([c, gl], pictures.jobs);
+  } catch (e) {
+    // a gl that fails its measurement is not trusted with customers' pictures
+    logger.warn({ err: e, renderer: gl.description }, 'render backend: gl failed while measured');
+    await gl.close().catch(() => undefined);
+    return done(c, `auto: gl failed while measured (${(e as Error).message})`);
+  }
   const measureMs = Math.round(performance.now() - t0);
   const [mc, mg] = measured as [CandidateMeasurement, CandidateMeasurement];
   const figures = pictures.jobs

@@ -7,7 +7,7 @@
  * - the paint mask m is the white pass's alpha, D = (W − K)/m, S = K/m (raw linear light), the coverage is
  *   the base pass's alpha, the base is composited over the backdrop gradient;
  * - a floor pass with the contact shadow, multiplied by (1 − coverage): 0 on the car;
- * - calibration fitted by renderer/assets/calibrate.ts on D and S as stored;
+ * - calibration fitted by studio/calibrate.ts on D and S as stored;
  * - the plate quad: the subject's plate corners projected with the view's camera.
  */
 import { createHash } from 'node:crypto';

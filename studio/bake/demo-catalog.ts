@@ -4,7 +4,7 @@
  * (REAL_MODEL_MAKES, docs/credits.md) under a fictional make that sorts first, so the gateway's
  * first-image example (the first make's first model) is a real car. Then the procedural sets' makes.
  * Deterministic (seeded); re-run after changing the lists:
- *   npx tsx renderer/bake/demo-catalog.ts [--out assets/demo-catalog.json]
+ *   npm run studio -- demo-catalog [--out assets/demo-catalog.json]
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -61,7 +61,7 @@ const VARIANT_NAMES: Record<Cat, Array<[string, string]>> = {
 };
 
 /**
- * Sets baked from real glTF models (renderer/bake/gltf/demo-sets.ts), under fictional names: no
+ * Sets baked from real glTF models (studio/bake/gltf/demo-sets.ts), under fictional names: no
  * manufacturer's name or badge. Written out by hand (every vehicle published, every view), ahead of
  * the seeded makes.
  */

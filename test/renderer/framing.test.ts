@@ -117,6 +117,15 @@ describe('framing (renderer, committed set)', function () {
     expect(fit.header.etag).to.not.equal(plain.header.etag);
   });
 
+  it('the default keeps a shot\'s own aspect when it is not 16:9 (a photographed set at 4:3): no letterbox, the height as before framing', () => {
+    const view = { width: 1600, height: 1200 };
+    const g = frameGeometry(view, 'front_left', null, 800, { framing: 'studio', margin: 5, aspect: '16:9' });
+    expect([g.width, g.height, g.wholeShot]).to.deep.equal([800, 600, true]);
+    // an aspect asked for is the frame's, the shot fitted inside it
+    const wide = frameGeometry(view, 'front_left', null, 800, { framing: 'studio', margin: 5, aspect: '2:1' });
+    expect([wide.width, wide.height, wide.wholeShot]).to.deep.equal([800, 400, false]);
+  });
+
   it('studio at 1:1 is the shot with the backdrop continued above and below it, without a seam', async () => {
     const plain = await sharp((await render('side_left', { background: 'studio', frame: undefined })).bytes).raw().toBuffer();
     const square = await sharp((await render('side_left', { background: 'studio', frame: { framing: 'studio', margin: 5, aspect: '1:1' } })).bytes).raw().toBuffer();

@@ -1,8 +1,8 @@
 /**
  * Bakes the demo catalog's real-model sets from the glTF models in ../shared/models (read-only source
  * material, not part of the repository) into assets/:
- *   npx tsx renderer/bake/gltf/demo-sets.ts [--models ../shared/models] [--out assets] [--only <set-id>] [-- <bake options>]
- * Each set gets its role map and credits from renderer/bake/gltf/demo/ (docs/credits.md).
+ *   npx tsx studio/bake/gltf/demo-sets.ts [--models ../shared/models] [--out assets] [--only <set-id>] [-- <bake options>]
+ * Each set gets its role map and credits from studio/bake/gltf/demo/ (docs/credits.md).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
