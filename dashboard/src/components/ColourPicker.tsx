@@ -23,7 +23,11 @@ export function normaliseHex(v: string): string | null {
  */
 export function ColourPicker({ colours, value, onChange }: Props) {
   const custom = value.startsWith('#');
+  // what is typed in the hex field and not yet taken (null: the field shows the colour in use); kept on
+  // every keystroke, so a re-render meanwhile (a picture arriving) never puts older text back
   const [draft, setDraft] = useState<string | null>(null);
+  // the text refused when last committed (blur or Enter), said next to the field until a good one is
+  const [problem, setProblem] = useState<string | null>(null);
   // a start distinct from every named swatch, so "custom" never looks like one of them
   const customHex = custom ? value : '#1F6F8B';
   return (
@@ -52,23 +56,29 @@ export function ColourPicker({ colours, value, onChange }: Props) {
               value={draft ?? value}
               maxLength={7}
               spellcheck={false}
-              aria-invalid={draft !== null}
-              aria-describedby={draft !== null ? 'colour-hex-hint colour-hex-problem' : 'colour-hex-hint'}
+              aria-invalid={problem !== null}
+              aria-describedby={problem !== null ? 'colour-hex-hint colour-hex-problem' : 'colour-hex-hint'}
+              onInput={(e) => setDraft(e.currentTarget.value)}
               onChange={(e) => {
-                const hex = normaliseHex(e.currentTarget.value);
+                const text = e.currentTarget.value;
+                const hex = normaliseHex(text);
                 // what was typed stays, with the problem said, rather than silently turning back
                 if (hex) {
                   setDraft(null);
+                  setProblem(null);
                   onChange(hex);
-                } else setDraft(e.currentTarget.value);
+                } else {
+                  setDraft(text);
+                  setProblem(text);
+                }
               }}
             />
             <span id="colour-hex-hint" class="hint">
               3 or 6 hex digits, e.g. #1F6F8B
             </span>
-            {draft !== null && (
+            {problem !== null && (
               <p id="colour-hex-problem" class="field-error" role="alert">
-                “{draft}” is not a hex colour; the picture keeps {value} until you enter 3 or 6 hex digits.
+                “{problem}” is not a hex colour; the picture keeps {value} until you enter 3 or 6 hex digits.
               </p>
             )}
           </div>
