@@ -17,17 +17,13 @@ import type { ImageFormat } from '../shared/render-options.ts';
 import type { RenderRequest } from '../shared/render-request.ts';
 import { VIEW_IDS, type ViewId } from '../shared/views.ts';
 import { AssetStore } from '../renderer/assets/asset-store.ts';
-import type { CompositeJob, Compositor, RgbImage } from '../renderer/backends/backend.ts';
+import type { Compositor, RgbImage } from '../renderer/backends/backend.ts';
 import { CpuCompositor } from '../renderer/backends/cpu/cpu-backend.ts';
 import { combineDifferences, compareImages, describeDifference, withinParity, type ImageDifference } from '../renderer/backends/parity.ts';
 import { createCompositor, type BackendReport } from '../renderer/backends/select.ts';
 import { measureCompositors } from '../renderer/backends/measure.ts';
-import { probePictures } from '../renderer/backend-probe.ts';
+import { compositeJobFor, probePictures } from '../renderer/backend-probe.ts';
 import { encodeImage } from '../renderer/encode/encode.ts';
-import type { RenderContext } from '../renderer/pipeline/context.ts';
-import { layersStep } from '../renderer/pipeline/steps/01-layers.ts';
-import { plateStep } from '../renderer/pipeline/steps/02-plate.ts';
-import { compositeJobOf } from '../renderer/pipeline/steps/03-composite.ts';
 import { startRendererServer, type RendererInternals } from '../renderer/server.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -65,14 +61,6 @@ async function pickSet(): Promise<string> {
   for (const n of names) if (await fs.stat(path.join(o.assets, n, 'set.json')).then(() => true, () => false)) sets.push(n);
   if (sets.length === 0) throw new Error(`no asset set in ${o.assets}`);
   return sets.includes('sedan-a') ? 'sedan-a' : sets[0]!;
-}
-
-async function jobFor(store: AssetStore, reference: Compositor, req: RenderRequest): Promise<CompositeJob> {
-  const set = await store.getSet(req.assetSet);
-  const ctx: RenderContext = { req, set, view: set.views[req.view]!, deadline: { at: Infinity }, timings: {} };
-  await layersStep.run(ctx, { store, backend: reference });
-  await plateStep.run(ctx, { store, backend: reference });
-  return compositeJobOf(ctx);
 }
 
 async function glCompositor(readback: 'region' | 'full' = 'region'): Promise<Compositor | { error: string }> {
@@ -146,7 +134,7 @@ if (glOk) {
           [true, 'XY-98 ÄÖ'],
         ] as const) {
           for (const transparent of set.views[view]!.coverage ? [false, true] : [false]) {
-            const job = await jobFor(store, cpu, { assetSet: setId, view, color, shadow, plate, format: 'png', width, background: transparent ? 'transparent' : 'studio' });
+            const job = await compositeJobFor(store, cpu, { assetSet: setId, view, color, shadow, plate, format: 'png', width, background: transparent ? 'transparent' : 'studio' });
             await store.tablesBuilt();
             const a = await cpu.composite(job);
             const b = await gl.composite(job);
@@ -173,7 +161,7 @@ if (glOk) {
   const full = await glCompositor('full');
   if (!('error' in full)) {
     const view = set.views.front_left ? 'front_left' : (VIEW_IDS.find((v) => set.views[v]) as ViewId);
-    const job = await jobFor(store, cpu, { assetSet: setId, view, color: '#C41E3A', shadow: true, plate: 'AB 123', format: 'png', width: set.views[view]!.width });
+    const job = await compositeJobFor(store, cpu, { assetSet: setId, view, color: '#C41E3A', shadow: true, plate: 'AB 123', format: 'png', width: set.views[view]!.width });
     const times: Record<string, number[]> = { region: [], full: [], cpu: [] };
     await store.tablesBuilt();
     for (const c of [gl, full, cpu]) c.release?.(await c.composite(job)); // the level's first picture (background, textures, tables)
@@ -259,7 +247,7 @@ if (o.bench) {
         await service.render(req(color())); // the level decoded, its tables built
         await store.tablesBuilt();
         // the encode's own input: the same picture, composited and resized to the output size beforehand
-        const img = await compositor.composite(await jobFor(store, compositor, req('#3A5F8B')));
+        const img = await compositor.composite(await compositeJobFor(store, compositor, req('#3A5F8B')));
         const height = Math.round((width * img.height) / img.width);
         const raw = await sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength), { raw: { width: img.width, height: img.height, channels: img.channels } })
           .removeAlpha()

@@ -1,6 +1,6 @@
 import type { RenderRequest } from '../shared/render-request.ts';
 import type { AssetStore } from './assets/asset-store.ts';
-import type { Compositor } from './backends/backend.ts';
+import type { CompositeJob, Compositor } from './backends/backend.ts';
 import type { ProbeJob } from './backends/measure.ts';
 import type { ProbePictures } from './backends/select.ts';
 import type { RenderContext } from './pipeline/context.ts';
@@ -25,11 +25,7 @@ export async function probePictures(deps: { store: AssetStore; sets: readonly st
   const jobs: ProbeJob[] = [];
   const make = async (name: string, width: number, transparent: boolean, timed: boolean) => {
     const req: RenderRequest = { assetSet: set.id, view: target.view, color: '#7A8B9C', shadow: true, plate: 'AB 123', format: 'png', width, background: transparent ? 'transparent' : 'studio' };
-    const ctx: RenderContext = { req, set, view, deadline: { at: Infinity }, timings: {} };
-    const stepDeps = { store, backend: deps.reference };
-    await layersStep.run(ctx, stepDeps);
-    await plateStep.run(ctx, stepDeps);
-    jobs.push({ name, job: compositeJobOf(ctx), timed });
+    jobs.push({ name, job: await compositeJobFor(store, deps.reference, req), timed });
   };
   await make(`${target.width} px`, target.width, false, true);
   await make(`${view.width} px`, view.width, false, true);
@@ -38,3 +34,11 @@ export async function probePictures(deps: { store: AssetStore; sets: readonly st
   return { set: set.id, view: target.view, jobs };
 }
 
+/** The compositor's job for a request, its layers and plate made by the pipeline's own steps (what 03-composite.ts hands the backend). */
+export async function compositeJobFor(store: AssetStore, backend: Compositor, req: RenderRequest): Promise<CompositeJob> {
+  const set = await store.getSet(req.assetSet);
+  const ctx: RenderContext = { req, set, view: set.views[req.view]!, deadline: { at: Infinity }, timings: {} };
+  await layersStep.run(ctx, { store, backend });
+  await plateStep.run(ctx, { store, backend });
+  return compositeJobOf(ctx);
+}

@@ -1,6 +1,7 @@
-import path from 'node:path';
 import sharp from 'sharp';
 import type { Box } from '../../shared/framing.ts';
+import { layerPath } from '../../shared/asset-format/layer-files.ts';
+import { nonZeroBox } from './plane-box.ts';
 
 /** A view's vehicle geometry at full size: the coverage layer's bounding box and its bottom, the ground line. */
 export interface VehicleGeometry {
@@ -34,7 +35,7 @@ export class VehicleBoxes {
     const key = `${set.id}\0${view}`;
     let p = this.boxes.get(key);
     if (!p) {
-      p = set.views[view]?.coverage ? coverageBox(path.join(set.dir, view, 'coverage.png')) : Promise.resolve(null);
+      p = set.views[view]?.coverage ? coverageBox(layerPath(set.dir, view, 'coverage')) : Promise.resolve(null);
       // a failed read is not kept: the next call tries again (a set being replaced)
       p.catch(() => this.boxes.delete(key));
       this.boxes.set(key, p);
@@ -46,33 +47,8 @@ export class VehicleBoxes {
 /** The bounding box of the non-zero pixels of an 8-bit coverage layer, in pixel edges. */
 export async function coverageBox(file: string): Promise<VehicleGeometry | null> {
   const { data, info } = await sharp(file).extractChannel(0).raw().toBuffer({ resolveWithObject: true });
-  const { width, height } = info;
-  let x0 = width;
-  let x1 = -1;
-  let y0 = height;
-  let y1 = -1;
-  for (let y = 0; y < height; y++) {
-    const row = y * width;
-    let first = -1;
-    for (let x = 0; x < width; x++) {
-      if (data[row + x] !== 0) {
-        first = x;
-        break;
-      }
-    }
-    if (first < 0) continue;
-    let last = first;
-    for (let x = width - 1; x > first; x--) {
-      if (data[row + x] !== 0) {
-        last = x;
-        break;
-      }
-    }
-    if (y < y0) y0 = y;
-    y1 = y;
-    if (first < x0) x0 = first;
-    if (last > x1) x1 = last;
-  }
-  if (y1 < 0) return null;
-  return { box: { x: x0, y: y0, width: x1 + 1 - x0, height: y1 + 1 - y0 }, groundY: y1 + 1 };
+  const b = nonZeroBox(data, info.width, info.height);
+  if (!b) return null;
+  const [x0, y0, x1, y1] = b;
+  return { box: { x: x0, y: y0, width: x1 - x0, height: y1 - y0 }, groundY: y1 };
 }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { loadRendererConfig } from '../../renderer/config.ts';
 import { createLogger } from '../../shared/logger.ts';
@@ -14,11 +14,11 @@ import { createGrpcImageRenderer } from '../../gateway/render/grpc-image-rendere
 import { startRendererServer } from '../../renderer/server.ts';
 import { backendLabel } from '../gateway/support/backend.ts';
 import { request, startTestGateway, type TestGateway } from '../gateway/support/gateway-fixture.ts';
+import { launchChromium } from '../support/browser.ts';
+import { eventually } from '../support/eventually.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST_INDEX = path.join(ROOT, 'dashboard', 'dist', 'index.html');
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
 const SCREENSHOTS = process.env.DASHBOARD_SCREENSHOTS === '1';
 const EMAIL = 'ada@example.com';
 const PASSWORD = 'correct horse battery staple';
@@ -73,19 +73,6 @@ async function pictureLoaded(page: Page, ms = 60_000): Promise<void> {
   }
 }
 
-/** Retries `check` until it passes: usage and last-used figures are written behind (≤ 1 s). */
-async function eventually(check: () => Promise<void>, ms = 15_000): Promise<void> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (e) {
-      if (Date.now() > until) throw e;
-      await new Promise((r) => setTimeout(r, 300));
-    }
-  }
-}
 
 describe(`dashboard in Chromium (${backendLabel()})`, function () {
   this.timeout(120_000);
@@ -156,7 +143,7 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
     });
     opsKey = (await gw.admin.createKey(org, 'operations')).key;
     memberId = (await gw.admin.addMember(org, EMAIL)).id;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     // the sign-in links point at the public base URL (localhost): let the copy button use the clipboard there
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(gw.url.replace('127.0.0.1', 'localhost')).origin });

@@ -6,30 +6,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { backendLabel } from '../gateway/support/backend.ts';
 import { startTestGateway, type TestGateway } from '../gateway/support/gateway-fixture.ts';
 import { WebhookReceiver } from '../gateway/support/webhook-receiver.ts';
+import { launchChromium } from '../support/browser.ts';
+import { eventually } from '../support/eventually.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST_INDEX = path.join(ROOT, 'dashboard', 'dist', 'index.html');
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
 
-/** Retries `check` until it passes (a delivery is sent and recorded in the background). */
-async function eventually(check: () => Promise<void>, ms = 15_000): Promise<void> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (e) {
-      if (Date.now() > until) throw e;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-}
 
 describe(`dashboard: Webhooks page in Chromium (${backendLabel()})`, function () {
   this.timeout(120_000);
@@ -52,7 +39,7 @@ describe(`dashboard: Webhooks page in Chromium (${backendLabel()})`, function ()
     org = (await gw.admin.createOrg('Webhook Motors')).id;
     await gw.admin.putContract(org);
     memberId = (await gw.admin.addMember(org, 'hooks@example.com')).id;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     page.on('pageerror', (e) => pageErrors.push(e.message));
     page.on('console', (m) => {

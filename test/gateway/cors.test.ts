@@ -7,7 +7,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../support/browser.ts';
 import { loadGatewayConfig } from '../../gateway/config.ts';
 import { backendLabel } from './support/backend.ts';
 import { request, startTestGateway, type TestGateway } from './support/gateway-fixture.ts';
@@ -195,10 +196,7 @@ describe(`CORS (${backendLabel()})`, function () {
       pageOrigin = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
       renderer = await startTestRenderer();
       withRenderer = await startTestGateway({ renderer: renderer.client });
-      browser = await chromium.launch({
-        executablePath: '/usr/bin/chromium',
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-      });
+      browser = await launchChromium();
     });
     after(async () => {
       await browser?.close();

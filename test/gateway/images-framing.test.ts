@@ -6,28 +6,14 @@
  */
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
-import sharp from 'sharp';
 import { imageEtag } from '../../gateway/http/routes/images.ts';
 import { backendLabel } from './support/backend.ts';
 import { startTestGateway, type TestGateway } from './support/gateway-fixture.ts';
 import { startTestRenderer, type TestRenderer } from '../support/test-renderer.ts';
+import { alphaEdges } from '../support/alpha-box.ts';
 
 const SINGLE = '/v1/makes/aurelia/models/vento/2023';
 
-async function alphaEdges(buf: Buffer): Promise<{ width: number; height: number; edges: number[] }> {
-  const { data, info } = await sharp(buf).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  let x0 = Infinity, y0 = Infinity, x1 = -1, y1 = -1;
-  for (let y = 0; y < info.height; y++) {
-    for (let x = 0; x < info.width; x++) {
-      if (data[(y * info.width + x) * 4 + 3]! === 0) continue;
-      x0 = Math.min(x0, x);
-      x1 = Math.max(x1, x + 1);
-      y0 = Math.min(y0, y);
-      y1 = Math.max(y1, y + 1);
-    }
-  }
-  return { width: info.width, height: info.height, edges: [x0, y0, x1, y1] };
-}
 
 describe(`image framing and layout (${backendLabel()})`, function () {
   this.timeout(60_000);

@@ -14,6 +14,13 @@ import type { SetDescription } from '../../shared/render-contract.ts';
 import { VIEW_IDS } from '../../shared/views.ts';
 import { ENCODER_TAG } from '../../renderer/encode/encode.ts';
 import { renderBytes, startTestServer, type TestServer } from './helpers.ts';
+import { alphaEdges } from '../support/alpha-box.ts';
+
+/** The bounding box of the pixels with any alpha, as a box. */
+async function alphaBox(bytes: Buffer) {
+  const { width, height, edges: [x0, y0, x1, y1] } = await alphaEdges(bytes);
+  return { width, height, box: { x: x0, y: y0, width: x1 - x0, height: y1 - y0 } };
+}
 
 const SET = 'sedan-a';
 const WIDTH = 800;
@@ -22,21 +29,6 @@ const FIT: FramingOptions = { framing: 'fit', margin: 5, aspect: '16:9' };
 /** A box's edges: left, top, right, bottom (what "within 2 px" is measured on). */
 const edges = (b: { x: number; y: number; width: number; height: number }) => [b.x, b.y, b.x + b.width, b.y + b.height];
 
-/** The bounding box of the pixels with any alpha, in pixel edges. */
-async function alphaBox(bytes: Buffer) {
-  const { data, info } = await sharp(bytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  let x0 = Infinity, y0 = Infinity, x1 = -1, y1 = -1;
-  for (let y = 0; y < info.height; y++) {
-    for (let x = 0; x < info.width; x++) {
-      if (data[(y * info.width + x) * 4 + 3]! === 0) continue;
-      x0 = Math.min(x0, x);
-      x1 = Math.max(x1, x + 1);
-      y0 = Math.min(y0, y);
-      y1 = Math.max(y1, y + 1);
-    }
-  }
-  return { width: info.width, height: info.height, box: { x: x0, y: y0, width: x1 - x0, height: y1 - y0 } };
-}
 
 describe('framing (renderer, committed set)', function () {
   this.timeout(120_000);

@@ -9,12 +9,9 @@ import { createRendererClient } from '../../gateway/render/renderer-pool.ts';
 import type { RenderRequest } from '../../shared/render-request.ts';
 import { makeSyntheticSet } from '../support/make-synthetic-set.ts';
 import { startRendererServer, type RendererInternals } from '../../renderer/server.ts';
+import { compositeJobFor } from '../../renderer/backend-probe.ts';
 import type { AssetStore } from '../../renderer/assets/asset-store.ts';
 import type { CompositeJob, Compositor } from '../../renderer/backends/backend.ts';
-import { hexToLinear } from '../../shared/color/srgb.ts';
-import type { RenderContext } from '../../renderer/pipeline/context.ts';
-import { layersStep } from '../../renderer/pipeline/steps/01-layers.ts';
-import { plateStep } from '../../renderer/pipeline/steps/02-plate.ts';
 import type { ViewId } from '../../shared/views.ts';
 import type { Registry } from 'prom-client';
 
@@ -48,24 +45,8 @@ export async function compositeJob(
   set: Awaited<ReturnType<AssetStore['getSet']>>,
   r: { view: ViewId; color: string; shadow: boolean; plate: string | null; transparent: boolean; width: number },
 ): Promise<CompositeJob> {
-  const ctx: RenderContext = {
-    req: { assetSet: TEST_SET, view: r.view, color: r.color, shadow: r.shadow, plate: r.plate, format: 'png', width: r.width },
-    set,
-    view: set.views[r.view]!,
-    deadline: { at: Infinity },
-    timings: {},
-  };
-  await layersStep.run(ctx, { store, backend });
-  await plateStep.run(ctx, { store, backend });
-  return {
-    layers: ctx.layers!,
-    color: hexToLinear(r.color),
-    neutral: set.neutral,
-    calibration: ctx.view.calibration,
-    shadow: r.shadow && ctx.view.shadow,
-    plate: ctx.plate ?? null,
-    transparent: r.transparent ? set.backdrop : null,
-  };
+  const background = r.transparent ? 'transparent' : 'studio';
+  return compositeJobFor(store, backend, { assetSet: set.id, view: r.view, color: r.color, shadow: r.shadow, plate: r.plate, format: 'png', width: r.width, background });
 }
 
 export const quietLogger = createLogger('renderer-test', process.env.TEST_LOG_LEVEL ?? 'silent');

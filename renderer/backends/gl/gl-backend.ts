@@ -6,6 +6,7 @@ import type { Layers } from '../../assets/layers.ts';
 import type { PlateTexture } from '../../plate/plate-raster.ts';
 import { PLATE_WHITE_LINEAR, SHOULDER_KNEE, type CompositeJob, type Compositor, type RgbImage } from '../backend.ts';
 import { BufferPool } from '../cpu/buffer-pool.ts';
+import { nonZeroBox, type PixelBox } from '../../assets/plane-box.ts';
 import { SRGB8_TO_LINEAR } from '../../../shared/color/srgb.ts';
 import { FRAGMENT_SHADER, VERTEX_SHADER } from './shaders.ts';
 
@@ -59,8 +60,8 @@ export function createHeadlessGl(width = 1, height = 1): GL {
   return gl;
 }
 
-/** [x0, y0, x1, y1): pixels a render may change; the rest is the level's background picture. */
-type Box = [number, number, number, number];
+/** Pixels a render may change ([x0, y0, x1, y1)); the rest is the level's background picture. */
+type Box = PixelBox;
 
 interface LayerTextures {
   /** Painted pixels' bounding box (the only pixels the colour reaches); null where nothing is painted. */
@@ -103,37 +104,6 @@ function tex(
   t.colorSpace = THREE.NoColorSpace;
   t.needsUpdate = true;
   return t;
-}
-
-/** The bounding box of a plane's non-zero bytes, or null when all are zero. */
-export function nonZeroBox(plane: Uint8Array, width: number, height: number): Box | null {
-  let x0 = width;
-  let x1 = -1;
-  let y0 = -1;
-  let y1 = -1;
-  for (let y = 0; y < height; y++) {
-    const row = y * width;
-    let first = -1;
-    let last = -1;
-    for (let x = 0; x < width; x++) {
-      if (plane[row + x] !== 0) {
-        first = x;
-        break;
-      }
-    }
-    if (first < 0) continue;
-    for (let x = width - 1; x >= first; x--) {
-      if (plane[row + x] !== 0) {
-        last = x;
-        break;
-      }
-    }
-    if (y0 < 0) y0 = y;
-    y1 = y;
-    if (first < x0) x0 = first;
-    if (last > x1) x1 = last;
-  }
-  return y0 < 0 ? null : [x0, y0, x1 + 1, y1 + 1];
 }
 
 function union(a: Box | null, b: Box | null): Box | null {
