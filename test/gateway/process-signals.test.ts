@@ -52,13 +52,15 @@ function running(pid: number): boolean {
   }
 }
 
-const baseEnv = (dataDir: string, metricsPort: number): NodeJS.ProcessEnv => ({
+// METRICS_PORT 0, read back from the log: a port picked free beforehand could be taken by the local
+// renderer's own port 0 before the gateway bound it (EADDRINUSE on a CI run)
+const baseEnv = (dataDir: string): NodeJS.ProcessEnv => ({
   PATH: process.env.PATH,
   HOME: process.env.HOME,
   PORT: '0',
   HOST: '127.0.0.1',
   DATA_DIR: dataDir,
-  METRICS_PORT: String(metricsPort),
+  METRICS_PORT: '0',
   METRICS_HOST: '127.0.0.1',
   RENDER_BACKEND: 'cpu',
   RENDER_WORKERS: '1',
@@ -94,13 +96,16 @@ describe('processes: SIGTERM drains and exits 0', function () {
   it('node dist/gateway/main.js (the container CMD): finishes a request in flight, flushes usage, stops the local renderer, exits 0', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vis-sig-'));
     dirs.push(dataDir);
-    const metricsPort = await freePort();
-    const child = spawn(process.execPath, [path.join(dist, 'gateway', 'main.js')], { cwd: dist, env: baseEnv(dataDir, metricsPort), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(dist, 'gateway', 'main.js')], { cwd: dist, env: baseEnv(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     let output = '';
     child.stdout!.on('data', (d) => (output += d));
     child.stderr!.on('data', (d) => (output += d));
-    const [, port] = await waitForOutput(child, /up at http:\/\/localhost:(\d+)/, 90_000);
+    // the metrics listener starts after the "up at" line, so both are in the output once it is logged
+    await waitForOutput(child, /gateway metrics listening/, 90_000);
+    const port = /up at http:\/\/localhost:(\d+)/.exec(output)?.[1];
+    const metricsPort = /"port":(\d+),"host":"127\.0\.0\.1","msg":"gateway metrics listening/.exec(output)?.[1];
+    expect([port, metricsPort], 'ports logged').to.satisfy((a: unknown[]) => a.every((p) => typeof p === 'string'));
     const key = /Demo API key \(shown only now\): (\S+)/.exec(output)?.[1];
     expect(key, 'demo key printed').to.be.a('string');
     // the compiled gateway (the image has no npm) names its compiled admin CLI, as it can be typed from its folder
@@ -248,7 +253,7 @@ describe('processes: SIGTERM drains and exits 0', function () {
     this.timeout(360_000);
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vis-npm-'));
     dirs.push(dataDir);
-    const child = spawn('npm', ['start', '--silent'], { cwd: ROOT, env: baseEnv(dataDir, await freePort()), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npm', ['start', '--silent'], { cwd: ROOT, env: baseEnv(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     // npm, then tsx compiling the gateway and the renderer it forks as they load: this case took 97 s in all at load 13
     await waitForOutput(child, /up at http:\/\/localhost:(\d+)/, 200_000);
