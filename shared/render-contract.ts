@@ -111,10 +111,28 @@ export interface ViewDescription {
   groundY?: number | null;
 }
 
+export interface SpinFrameDescription {
+  yawDegrees: number;
+  /** Pixels of a frame spin.width × spin.height. */
+  vehicleBox: Box;
+  groundY: number;
+  plateQuad: [number, number][] | null;
+}
+
+/** render.proto SpinInfo: a set's spin frames' geometry (shared/spin.ts). */
+export interface SpinDescription {
+  width: number;
+  height: number;
+  /** Keyed by yaw in degrees (0, 5, … 355). */
+  frames: Map<number, SpinFrameDescription>;
+}
+
 export interface SetDescription {
   id: string;
   revision: string;
   views: Record<ViewId, ViewDescription>;
+  /** null: the set has no 3D source, so no spin. */
+  spin: SpinDescription | null;
 }
 
 /** render.proto RendererInfo, as the renderer answers DescribeRenderer. */
@@ -370,6 +388,7 @@ async function describeSetCall(stub: RenderStub, id: string, deadline: Date): Pr
     id: string;
     revision: string;
     views: Record<string, { width: number; height: number; plate_quad: { x: number; y: number }[]; shadow: boolean; coverage?: boolean; vehicle_box?: Box | null; ground_y?: number }>;
+    spin?: WireSpin | null;
   }>((resolve, reject) => stub.DescribeSet({ id }, { deadline }, (err: unknown, r: never) => (err ? reject(err) : resolve(r))));
   const views = {} as Record<ViewId, ViewDescription>;
   for (const [v, d] of Object.entries(res.views)) {
@@ -385,5 +404,26 @@ async function describeSetCall(stub: RenderStub, id: string, deadline: Date): Pr
       groundY: d.vehicle_box && d.vehicle_box.width > 0 ? Number(d.ground_y) : null,
     };
   }
-  return { id: res.id, revision: res.revision, views };
+  return { id: res.id, revision: res.revision, views, spin: spinFromWire(res.spin) };
+}
+
+interface WireSpin {
+  width: number;
+  height: number;
+  frames: { yaw_degrees: number; vehicle_box?: Box | null; ground_y: number; plate_quad: { x: number; y: number }[] }[];
+}
+
+function spinFromWire(w: WireSpin | null | undefined): SpinDescription | null {
+  if (!w || !w.frames?.length) return null;
+  const frames = new Map<number, SpinFrameDescription>();
+  for (const f of w.frames) {
+    if (!f.vehicle_box) continue;
+    frames.set(f.yaw_degrees, {
+      yawDegrees: f.yaw_degrees,
+      vehicleBox: { x: f.vehicle_box.x, y: f.vehicle_box.y, width: f.vehicle_box.width, height: f.vehicle_box.height },
+      groundY: Number(f.ground_y),
+      plateQuad: f.plate_quad.length === 4 ? f.plate_quad.map((p) => [p.x, p.y] as [number, number]) : null,
+    });
+  }
+  return { width: w.width, height: w.height, frames };
 }

@@ -1,0 +1,99 @@
+import { ServiceError } from './errors.ts';
+import { singleParam } from './query-param.ts';
+import { parseWidth } from './render-options.ts';
+import { isViewId, type ViewId } from './views.ts';
+
+/**
+ * Spins (docs/api.md, "Spins"): frames of a turntable around a vehicle shot from its set's 3D source.
+ * One owner of what a spin is for every reader and writer: the frame counts and widths the API takes,
+ * the yaw of each frame, and the frame ids that travel as a render's `view` (gateway → signed URL →
+ * renderer → its frame cache).
+ */
+
+/** Frame counts a spin may have; every one divides 360° into steps that are multiples of SPIN_YAW_STEP. */
+export const SPIN_FRAME_COUNTS = [8, 12, 24, 36, 72] as const;
+export type SpinFrameCount = (typeof SPIN_FRAME_COUNTS)[number];
+export const SPIN_FRAMES_DEFAULT: SpinFrameCount = 36;
+/** The API's width rule for spin frames: clamped into this range, as the image call clamps its own. */
+export const SPIN_WIDTH_MIN = 200;
+export const SPIN_WIDTH_MAX = 1600;
+export const SPIN_WIDTH_DEFAULT = 800;
+/** The finest step between frames (72 frames): every frame of every count is one of these yaws. */
+export const SPIN_YAW_STEP = 5;
+
+/**
+ * A spin frame's shot id: `yaw-` and its yaw in whole degrees, three digits (`yaw-000` … `yaw-355`).
+ * Yaw 0 is the front view's camera; it grows as the camera turns towards the vehicle's left side, so
+ * `yaw-090` looks at the left side (as side_left does) and `yaw-270` at the right.
+ */
+export type FrameId = `yaw-${string}`;
+/** What a render shows: one of the nine studio views, or a spin frame. */
+export type ShotId = ViewId | FrameId;
+
+const FRAME_ID_RE = /^yaw-(\d{3})$/;
+
+export function frameId(yawDegrees: number): FrameId {
+  if (!isSpinYaw(yawDegrees)) throw new RangeError(`no spin frame at yaw ${yawDegrees}`);
+  return `yaw-${String(yawDegrees).padStart(3, '0')}`;
+}
+
+export function isSpinYaw(yawDegrees: number): boolean {
+  return Number.isInteger(yawDegrees) && yawDegrees >= 0 && yawDegrees < 360 && yawDegrees % SPIN_YAW_STEP === 0;
+}
+
+export function isFrameId(s: string): s is FrameId {
+  const m = FRAME_ID_RE.exec(s);
+  return m !== null && isSpinYaw(Number(m[1]));
+}
+
+/** The yaw of a frame id, in degrees. */
+export function frameYaw(id: FrameId): number {
+  return Number(id.slice(4));
+}
+
+export function isShotId(s: string): s is ShotId {
+  return isViewId(s) || isFrameId(s);
+}
+
+/** Every yaw a spin can show (0, 5, … 355), the frames DescribeSet gives geometry for. */
+export const ALL_SPIN_YAWS: readonly number[] = Array.from({ length: 360 / SPIN_YAW_STEP }, (_, i) => i * SPIN_YAW_STEP);
+
+/** The yaws of a spin of `frames` frames, evenly spaced from 0, in order. */
+export function spinYaws(frames: SpinFrameCount): number[] {
+  return Array.from({ length: frames }, (_, i) => (i * 360) / frames);
+}
+
+export function isSpinFrameCount(n: number): n is SpinFrameCount {
+  return (SPIN_FRAME_COUNTS as readonly number[]).includes(n);
+}
+
+/**
+ * The spin geometry DescribeSet gives is in pixels of a frame this size (16:9); a frame shot at another
+ * width scales it by width / SPIN_GEOMETRY_WIDTH.
+ */
+export const SPIN_GEOMETRY_WIDTH = 1600;
+export const SPIN_GEOMETRY_HEIGHT = 900;
+
+export interface SpinOptions {
+  frames: SpinFrameCount;
+  /** Clamped into SPIN_WIDTH_MIN..SPIN_WIDTH_MAX. */
+  width: number;
+}
+
+/**
+ * `frames` and `width` of the spin call. A frame count outside the list is refused (it changes what
+ * the answer is); a width is clamped like the image call's, after the same integer check.
+ */
+export function parseSpinOptions(query: Record<string, unknown>): SpinOptions {
+  const framesRaw = singleParam('frames', query.frames);
+  let frames: SpinFrameCount = SPIN_FRAMES_DEFAULT;
+  if (framesRaw !== undefined) {
+    const n = /^\d{1,3}$/.test(framesRaw) ? Number(framesRaw) : NaN;
+    if (!isSpinFrameCount(n)) throw new ServiceError('bad_request', `Invalid frames: use ${SPIN_FRAME_COUNTS.join(', ')}`);
+    frames = n;
+  }
+  const widthRaw = singleParam('width', query.width);
+  // the image call's integer rule and message (parseWidth), this call's range and default
+  const width = widthRaw === undefined ? SPIN_WIDTH_DEFAULT : Math.min(SPIN_WIDTH_MAX, Math.max(SPIN_WIDTH_MIN, parseWidth(widthRaw)));
+  return { frames, width };
+}
