@@ -1,6 +1,6 @@
 import { ServiceError } from './errors.ts';
 import { singleParam } from './query-param.ts';
-import type { ViewId } from './views.ts';
+import type { ShotId } from './spin.ts';
 
 /**
  * Framing: where the picture's frame lies on the studio shot. One owner of the geometry: the
@@ -122,7 +122,7 @@ export function isDefaultFraming(f: FramingOptions): boolean {
  */
 export function frameGeometry(
   view: { width: number; height: number },
-  viewId: ViewId,
+  viewId: ShotId,
   box: Box | null,
   width: number,
   f: FramingOptions,
@@ -173,7 +173,7 @@ const r2 = (v: number) => Math.round(v * 100) / 100;
  */
 export function layoutOf(
   g: FrameGeometry,
-  viewId: ViewId,
+  viewId: ShotId,
   box: Box,
   groundY: number,
   plateQuad: readonly (readonly [number, number])[] | null,
