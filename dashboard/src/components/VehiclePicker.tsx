@@ -6,6 +6,8 @@ import { ErrorNotice } from './Notice.tsx';
 import { RetryButton } from './RetryButton.tsx';
 
 export interface PickedVehicle {
+  /** The catalog's vehicle id: the spin call's path names it. */
+  id: string;
   make: string;
   model: string;
   year: number;
@@ -56,7 +58,7 @@ export function VehiclePicker({ api, onPicked }: { api: ApiClient; onPicked: (v:
     const a = await step(() => catalog.variant(api, mk, md, y, slug));
     if (!a) return;
     const v = a.vehicle;
-    onPicked({ make: mk, model: md, year: y, variant: slug, views: a.views, label: `${v.make} ${v.model} ${v.year} ${v.variant ?? ''}`.trim() });
+    onPicked({ id: v.id, make: mk, model: md, year: y, variant: slug, views: a.views, label: `${v.make} ${v.model} ${v.year} ${v.variant ?? ''}`.trim() });
   }
 
   async function chooseYear(mk: string, md: string, y: number | null) {
@@ -70,7 +72,7 @@ export function VehiclePicker({ api, onPicked }: { api: ApiClient; onPicked: (v:
     if ('variants' in a) {
       setVariants(a.variants); // the member picks one: each variant fetched is a counted call
     } else {
-      onPicked({ make: mk, model: md, year: y, variant: null, views: a.views, label: `${a.vehicle.make} ${a.vehicle.model} ${a.vehicle.year}` });
+      onPicked({ id: a.vehicle.id, make: mk, model: md, year: y, variant: null, views: a.views, label: `${a.vehicle.make} ${a.vehicle.model} ${a.vehicle.year}` });
     }
   }
 

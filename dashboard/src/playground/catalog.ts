@@ -1,6 +1,7 @@
 // The catalog walk of the playground, through the dashboard's /v1 mirror (same answers as with a key).
 import type { ApiClient } from '../api.ts';
 import type { NamedRef, Vehicle } from '../types.ts';
+import { framingQuery, type FramingChoice } from './framing.ts';
 
 export interface ModelEntry extends NamedRef {
   years: number[];
@@ -40,7 +41,7 @@ export const catalog = {
   colors: (api: ApiClient) => api.get<{ colors: NamedColour[] }>('/v1/colors').then((a) => a.colors),
 };
 
-export interface ImageRequest {
+export interface ImageRequest extends FramingChoice {
   make: string;
   model: string;
   year: number;
@@ -66,6 +67,7 @@ export function imagePath(r: ImageRequest): string {
   q.set('format', r.format);
   q.set('width', String(r.width));
   if (r.background !== 'studio') q.set('background', r.background);
+  framingQuery(r, q);
   return `${parts.join('/')}?${q.toString()}`;
 }
 

@@ -1,0 +1,120 @@
+// The playground's spin: the /v1 spin path, the frame arithmetic of the viewer, and the in-order
+// preloading of the frames. No DOM here (the loader is passed in), so test/dashboard/spin-viewer.test.ts
+// runs it in Node.
+import type { Vehicle, Warning } from '../types.ts';
+import type { FramingChoice } from './framing.ts';
+import { framingQuery } from './framing.ts';
+
+// shared/spin.ts owns these; it imports the gRPC error table, so the bundle keeps its own copy and the
+// unit test checks that the two agree
+export const SPIN_FRAME_COUNTS = [8, 12, 24, 36, 72] as const;
+export const SPIN_FRAMES_DEFAULT = 36;
+export const SPIN_WIDTH_MIN = 200;
+export const SPIN_WIDTH_MAX = 1600;
+
+export interface SpinRequest extends FramingChoice {
+  vehicleId: string;
+  frames: number;
+  color: string;
+  shadow: boolean;
+  plate: string;
+  format: string;
+  width: number;
+  background: 'studio' | 'transparent';
+}
+
+export interface SpinFrame {
+  index: number;
+  yaw_degrees: number;
+  image_url: string;
+  layout: { width: number; height: number } | null;
+}
+
+export interface SpinAnswer {
+  vehicle: Vehicle;
+  options: Record<string, unknown>;
+  frames: SpinFrame[];
+  warnings: Warning[];
+}
+
+/** `GET /v1/vehicles/{id}/spin?…`: the same option names and rules as the image call's query. */
+export function spinPath(r: SpinRequest): string {
+  const q = new URLSearchParams();
+  q.set('frames', String(r.frames));
+  q.set('color', r.color);
+  q.set('shadow', String(r.shadow));
+  if (r.plate.trim()) q.set('plate', r.plate.trim());
+  q.set('format', r.format);
+  // the API clamps it too; the playground asks what it will get, so the curl line says it
+  q.set('width', String(Math.min(SPIN_WIDTH_MAX, Math.max(SPIN_WIDTH_MIN, r.width))));
+  if (r.background !== 'studio') q.set('background', r.background);
+  framingQuery(r, q);
+  return `/v1/vehicles/${encodeURIComponent(r.vehicleId)}/spin?${q.toString()}`;
+}
+
+/** The frame `delta` steps from `index`, round the turntable. */
+export function stepFrame(index: number, delta: number, count: number): number {
+  return (((index + delta) % count) + count) % count;
+}
+
+/**
+ * The frame a drag has reached: a drag across the viewer's whole width is one turn, and dragging
+ * right goes towards higher yaw (the camera moves to the vehicle's left side, as if the hand pushed
+ * the car's near side away).
+ */
+export function frameAfterDrag(startIndex: number, dx: number, viewerWidth: number, count: number): number {
+  if (viewerWidth <= 0) return startIndex;
+  return stepFrame(startIndex, Math.round((dx / viewerWidth) * count), count);
+}
+
+export type FrameState = 'waiting' | 'loaded' | 'failed';
+
+export interface PreloadOptions {
+  /** Downloads at a time; the lowest indices start first, so the first frames come first. */
+  concurrency: number;
+  /** Wait before the one retry of a frame (a cold frame may be answered 503 while it bakes). */
+  retryDelayMs: number;
+  /** Resolves once the frame is decoded; rejects when it could not be loaded. */
+  load: (index: number) => Promise<void>;
+  onSettled: (index: number, state: Exclude<FrameState, 'waiting'>) => void;
+  signal: AbortSignal;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+const abortableSleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(t);
+      resolve();
+    }, { once: true });
+  });
+
+/**
+ * Loads frames 0…count−1 in order with at most `concurrency` at once. A frame that fails is tried once
+ * more after `retryDelayMs`, then reported failed; nothing is reported once `signal` is aborted.
+ */
+export async function preloadFrames(count: number, o: PreloadOptions): Promise<void> {
+  const sleep = o.sleep ?? abortableSleep;
+  let next = 0;
+  const worker = async () => {
+    while (!o.signal.aborted && next < count) {
+      const i = next++;
+      let state: 'loaded' | 'failed' = 'loaded';
+      try {
+        await o.load(i);
+      } catch {
+        await sleep(o.retryDelayMs, o.signal);
+        if (o.signal.aborted) return;
+        try {
+          await o.load(i);
+        } catch {
+          state = 'failed';
+        }
+      }
+      if (o.signal.aborted) return;
+      o.onSettled(i, state);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(o.concurrency, count) }, worker));
+}
