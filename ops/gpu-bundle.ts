@@ -43,7 +43,7 @@ fs.writeFileSync(
   JSON.stringify({
     extends: path.join(ROOT, 'tsconfig.build.json'),
     compilerOptions: { rootDir: ROOT, outDir: app, sourceMap: false, typeRoots: [path.join(ROOT, 'node_modules', '@types')] },
-    files: ['ops/gpu-check.ts', 'renderer/backends/cpu/worker.ts', 'renderer/types/opentype.d.ts', 'studio/bake/gltf/draco3dgltf.d.ts'].map((f) => path.join(ROOT, f)),
+    files: ['ops/gpu-check.ts', 'renderer/backends/cpu/worker.ts', 'renderer/types/opentype.d.ts', 'baker/gltf/draco3dgltf.d.ts'].map((f) => path.join(ROOT, f)),
   }),
 );
 run(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', tsconfig]);
@@ -58,7 +58,7 @@ if (o.model) {
   if (o.map) fs.copyFileSync(o.map, path.join(modelDir, 'map.json'));
 } else {
   step('generating a small glTF car');
-  run(process.execPath, ['--import', 'tsx', '-e', `import('${path.join(ROOT, 'test/studio/gltf-fixtures.ts')}').then((m) => m.writeFixtureCar(${JSON.stringify(path.join(modelDir, 'model.glb'))}))`]);
+  run(process.execPath, ['--import', 'tsx', '-e', `import('${path.join(ROOT, 'test/support/gltf-car.ts')}').then((m) => m.writeFixtureCar(${JSON.stringify(path.join(modelDir, 'model.glb'))}))`]);
 }
 
 // 3. the packages the check opens: one smoke run from the checkout's node_modules, every load recorded

@@ -291,10 +291,10 @@ if (o.bake && model) {
   section(`bake of one view (front_left) of ${path.basename(model)} at ${width} px on gl`);
   try {
     const [{ gltfSubject }, { readRoleMap }, { bakeSubject, DEFAULT_SUPERSAMPLE }, { createGLRenderer }] = await Promise.all([
-      import('../studio/bake/gltf/subject.ts'),
-      import('../studio/bake/gltf/roles.ts'),
-      import('../studio/bake/bake.ts'),
-      import('../studio/bake/gl.ts'),
+      import('../baker/gltf/subject.ts'),
+      import('../baker/gltf/roles.ts'),
+      import('../baker/bake-set.ts'),
+      import('../baker/gl.ts'),
     ]);
     const subject = await gltfSubject(model, map ? await readRoleMap(map) : undefined, map ? { mapFile: map } : {});
     for (const line of subject.report) console.log(`  ${line}`);

@@ -1,10 +1,10 @@
 /**
  * `npm run studio -- recalibrate <set-dir>...`: re-fits every view's calibration of format-2 asset
- * sets from their own layers (studio/calibrate.ts) and gives each set the revision of that fit,
+ * sets from their own layers (baker/calibrate.ts) and gives each set the revision of that fit,
  * without baking or splitting anew: what an operator runs when the calibration model changes
  * (CALIBRATION_VERSION). Layers are read, never written; only set.json changes.
  */
-import { calibratedRevision, calibrateView } from './calibrate.ts';
+import { calibratedRevision, calibrateView } from '../baker/calibrate.ts';
 import { layerPath, readGreyLayer, readLightLayer } from '../shared/asset-format/layer-files.ts';
 import { readSetMeta } from '../shared/asset-format/read-set.ts';
 import { readSetJsonAsWritten, writeSetJson } from '../shared/asset-format/set-json.ts';

@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { LIGHT8_TO_LINEAR } from './light-encoding.ts';
@@ -56,4 +57,35 @@ export async function readLightCodes(file: string, depth: LightDepth): Promise<{
 export async function readLightLayer(file: string, depth: LightDepth): Promise<Float32Array> {
   const l = await readLightCodes(file, depth);
   return l.depth === 16 ? Float32Array.from(l.codes, (v) => v / 65535) : Float32Array.from(l.codes, (v) => LIGHT8_TO_LINEAR[v]!);
+}
+
+/** One shot's layers as stored (a view of a set, or a spin frame), rows top to bottom. */
+export interface ShotLayers {
+  width: number;
+  height: number;
+  /** sRGB 8-bit RGB over the backdrop. */
+  base: Uint8Array;
+  paint: Uint8Array;
+  coverage: Uint8Array;
+  /** Uint16Array: 16-bit linear; Uint8Array: 8-bit through the sRGB curve (light-encoding.ts). */
+  diffuse: Uint8Array | Uint16Array;
+  specular: Uint8Array | Uint16Array;
+  /** null: the shot has no floor shadow (top_down). */
+  shadow: Uint8Array | null;
+}
+
+/** Writes a shot's layer files into `<dir>/<shotId>/` (made if needed); answers their bytes on disk. */
+export async function writeShotLayers(dir: string, shotId: string, layers: ShotLayers): Promise<number> {
+  const { width: W, height: H } = layers;
+  const shotDir = path.join(dir, shotId);
+  await fs.mkdir(shotDir, { recursive: true });
+  await writeRgbLayer(layerPath(dir, shotId, 'base'), layers.base, W, H);
+  await writeGreyLayer(layerPath(dir, shotId, 'paint'), layers.paint, W, H);
+  await writeGreyLayer(layerPath(dir, shotId, 'coverage'), layers.coverage, W, H);
+  await writeLightLayer(layerPath(dir, shotId, 'diffuse'), layers.diffuse, W, H);
+  await writeLightLayer(layerPath(dir, shotId, 'specular'), layers.specular, W, H);
+  if (layers.shadow) await writeGreyLayer(layerPath(dir, shotId, 'shadow'), layers.shadow, W, H);
+  let bytes = 0;
+  for (const f of await fs.readdir(shotDir)) bytes += (await fs.stat(path.join(shotDir, f))).size;
+  return bytes;
 }

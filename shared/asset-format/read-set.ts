@@ -1,9 +1,10 @@
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import sharp, { type Metadata } from 'sharp';
 import { VIEW_IDS, isViewId, type ViewId } from '../views.ts';
 import { hexToLinear } from '../color/srgb.ts';
 import { LAYER_FILES, layerPath } from './layer-files.ts';
-import { AssetSetError, readSetJson, setJsonPath } from './set-json.ts';
+import { AssetSetError, readSetJson, setJsonPath, type SpinSourceJson } from './set-json.ts';
 
 /**
  * Reads a whole asset set of format 2 as the renderer loads it (docs/asset-format.md): set.json and,
@@ -25,6 +26,33 @@ export interface ViewMeta {
 }
 
 export type Rgb = [number, number, number];
+/** A point or direction in the studio frame (metres; +X forward, +Y up, +Z the car's right side). */
+export type Vec3 = [number, number, number];
+
+export interface SpinPlate {
+  /** Top-left, top-right, bottom-right, bottom-left as seen from outside. */
+  corners: [Vec3, Vec3, Vec3, Vec3];
+  /** Outward unit normal. */
+  normal: Vec3;
+}
+
+/**
+ * A set's 3D source (set.json `source.spin`, docs/asset-format.md "The 3D source"): what is needed to
+ * shoot its spin frames again, and to find their geometry by projection alone.
+ */
+export interface SpinSourceMeta {
+  /** Absolute path of the kept model (a .glb). */
+  modelPath: string;
+  /** Absolute path of the kept role map, or null when the set was baked without one. */
+  roleMapPath: string | null;
+  /** How the model was put into the studio frame: axes, metres per unit, then the offset (metres). */
+  normalisation: { up: string; forward: string; scale: number; offset: Vec3 };
+  /** The turntable camera: one elevation and distance for every yaw, fixed target, vertical lens shift (NDC). */
+  rig: { fov: number; elevationDegrees: number; distance: number; target: Vec3; shiftY: number };
+  /** The vertices of the convex hull of the drawn vehicle. */
+  outline: Vec3[];
+  plates: { front: SpinPlate | null; rear: SpinPlate | null };
+}
 
 export interface AssetSetMeta {
   id: string;
@@ -35,6 +63,8 @@ export interface AssetSetMeta {
   /** The studio backdrop, linear RGB at the first and last row; null when no view has coverage. */
   backdrop: { top: Rgb; bottom: Rgb } | null;
   views: Partial<Record<ViewId, ViewMeta>>;
+  /** null: the set keeps no 3D source (procedural, photographed), so it has no spin. */
+  spin: SpinSourceMeta | null;
 }
 
 /** Twice the signed area of a polygon (positive = clockwise in image coordinates, y down). */
@@ -155,5 +185,36 @@ export async function readSetMeta(dir: string): Promise<AssetSetMeta> {
     neutral: hexToLinear(s.neutral_paint),
     backdrop: s.backdrop ? { top: s.backdrop.top, bottom: s.backdrop.bottom } : null,
     views,
+    spin: s.source?.spin ? await spinSourceMeta(dir, s.source.spin) : null,
+  };
+}
+
+async function isFile(file: string): Promise<boolean> {
+  return fs.stat(file).then(
+    (st) => st.isFile(),
+    () => false,
+  );
+}
+
+/** `source.spin` with its files' absolute paths; a file it names that is not there is refused like a missing layer. */
+async function spinSourceMeta(dir: string, j: SpinSourceJson): Promise<SpinSourceMeta> {
+  const modelPath = path.join(dir, j.model);
+  if (!(await isFile(modelPath))) throw new AssetSetError(modelPath, 'missing (set.json source.spin.model)');
+  const roleMapPath = j.role_map === null ? null : path.join(dir, j.role_map);
+  if (roleMapPath && !(await isFile(roleMapPath))) throw new AssetSetError(roleMapPath, 'missing (set.json source.spin.role_map)');
+  const plate = (p: SpinSourceJson['plates']['front']): SpinPlate | null => (p ? { corners: p.corners, normal: p.normal } : null);
+  return {
+    modelPath,
+    roleMapPath,
+    normalisation: { ...j.normalisation },
+    rig: {
+      fov: j.rig.fov,
+      elevationDegrees: j.rig.elevation_degrees,
+      distance: j.rig.distance,
+      target: j.rig.target,
+      shiftY: j.rig.shift_y,
+    },
+    outline: j.outline,
+    plates: { front: plate(j.plates.front), rear: plate(j.plates.rear) },
   };
 }

@@ -28,7 +28,7 @@ export const setIdSchema = z.string().regex(SET_ID_RE, `must be ${SET_ID_RULE}`)
 /** A revision as written: a string, or a number that is read as its string. */
 export const revisionSchema = z.union([z.string().min(1), z.number()]).transform((r) => String(r));
 
-const viewSchema = z
+export const viewSchema = z
   .object({
     width: z.number().int().positive().max(MAX_LAYER_WIDTH),
     height: z.number().int().positive().max(MAX_LAYER_WIDTH),
@@ -43,6 +43,50 @@ const viewSchema = z
       .strict(),
   })
   .strict();
+/** A shot's entry in set.json (`views.<id>`), as a writer gives it. */
+export type ViewJson = z.output<typeof viewSchema>;
+
+const vec3 = z.tuple([z.number().finite(), z.number().finite(), z.number().finite()]);
+/** A file of the set named by a path relative to the set's folder: no absolute path, no `..`. */
+const setRelativePath = z
+  .string()
+  .min(1)
+  .refine((p) => !p.startsWith('/') && !p.includes('\\') && p.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..'), 'must be a path inside the set (relative, no ..)');
+const signedAxis = z.enum(['+X', '-X', '+Y', '-Y', '+Z', '-Z']);
+const spinPlateSchema = z.object({ corners: z.tuple([vec3, vec3, vec3, vec3]), normal: vec3 }).strict();
+
+/**
+ * `source.spin` (docs/asset-format.md, "The 3D source"): the model kept with a glTF set, how it was put
+ * into the studio frame, the turntable rig, the hull outline and the plates, so spin frames can be shot
+ * again and their geometry found by projection alone. Metres in the studio frame.
+ */
+export const spinSourceSchema = z
+  .object({
+    model: setRelativePath,
+    role_map: z.union([setRelativePath, z.null()]),
+    normalisation: z
+      .object({
+        up: signedAxis,
+        forward: signedAxis,
+        scale: z.number().finite().positive(),
+        offset: vec3,
+      })
+      .strict(),
+    rig: z
+      .object({
+        fov: z.number().finite().gt(0).lt(180),
+        elevation_degrees: z.number().finite().gt(-90).lt(90),
+        distance: z.number().finite().positive(),
+        target: vec3,
+        shift_y: z.number().finite(),
+      })
+      .strict(),
+    outline: z.array(vec3).min(4),
+    plates: z.object({ front: z.union([spinPlateSchema, z.null()]), rear: z.union([spinPlateSchema, z.null()]) }).strict(),
+  })
+  .strict();
+export type SpinSourceJson = z.output<typeof spinSourceSchema>;
+
 const linearRgb = z.tuple([z.number().min(0).max(1), z.number().min(0).max(1), z.number().min(0).max(1)]);
 
 export const setJsonSchema = z.object({
@@ -51,7 +95,8 @@ export const setJsonSchema = z.object({
     error: 'must be 2 (format 1 sets have no calibration: re-bake or re-import them, docs/asset-format.md)',
   }),
   revision: revisionSchema,
-  source: z.record(z.string(), z.unknown()).optional(),
+  /** Free notes for people, and `spin` (the 3D source) when the set keeps one. */
+  source: z.object({ spin: spinSourceSchema.optional() }).catchall(z.unknown()).optional(),
   neutral_paint: neutralPaintSchema,
   backdrop: z.object({ top: linearRgb, bottom: linearRgb }).strict().optional(),
   views: z.record(z.string(), viewSchema),

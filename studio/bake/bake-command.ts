@@ -7,7 +7,8 @@ import path from 'node:path';
 import { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { VIEW_IDS, isViewId, type ViewId } from '../../shared/views.ts';
-import { bakeSet, DEFAULT_SUPERSAMPLE } from './bake.ts';
+import { DEFAULT_SUPERSAMPLE } from '../../baker/bake-set.ts';
+import { bakeSet } from './procedural.ts';
 import { DEFAULT_SET_IDS, findSet, SETS } from './styles.ts';
 import { gltfCommand } from './gltf/cli.ts';
 
@@ -44,7 +45,7 @@ async function bakeProcedural(o: BakeOptions): Promise<void> {
   const height = o.height ? Number(o.height) : Math.round((width * 9) / 16);
   const lightDepth = Number(o.lightDepth) === 16 ? 16 : 8;
 
-  const { createGLRenderer } = await import('./gl.ts'); // headless-gl only when baking
+  const { createGLRenderer } = await import('../../baker/gl.ts'); // headless-gl only when baking
   const gl = createGLRenderer();
   const total = sets.length * views.length;
   const bar = o.progress && process.stdout.isTTY

@@ -4,7 +4,7 @@
  * Coordinates as in model.ts.
  */
 import * as THREE from 'three';
-import type { Tag } from './materials.ts';
+import type { Tag } from './own-materials.ts';
 import type { VehicleParams } from './styles.ts';
 
 /** Monotone cubic (Fritsch–Carlson) interpolation through points sorted by x. */

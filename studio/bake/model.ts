@@ -7,7 +7,7 @@
  * into roles and own materials for the baker. `userData.side === 'back'` marks the insides of shells.
  */
 import * as THREE from 'three';
-import type { ArchCut } from './materials.ts';
+import type { ArchCut } from './own-materials.ts';
 import type { VehicleParams } from './styles.ts';
 import { BodyShape, gridGeometry, samplesWith } from './body-shape.ts';
 import { addDiffuser, addNose, addPlate, addTail, endSurfaces } from './end-details.ts';
@@ -16,7 +16,7 @@ import { tagged } from './parts.ts';
 import { addRunningGear } from './running-gear.ts';
 import { addBed, addHandles, addMirrors } from './side-details.ts';
 
-export type { ArchCut, Tag } from './materials.ts';
+export type { ArchCut, Tag } from './own-materials.ts';
 
 export interface Vehicle {
   group: THREE.Group;

@@ -3,7 +3,7 @@
  * trim, plate holders) and the wheel (tyre, rim, spokes, hub). Coordinates as in model.ts.
  */
 import * as THREE from 'three';
-import type { Tag } from './materials.ts';
+import type { Tag } from './own-materials.ts';
 import type { VehicleParams } from './styles.ts';
 
 export function tagged(geometry: THREE.BufferGeometry, tag: Tag | Tag[], archCut = false, clip: 'above' | 'below' | null = null): THREE.Mesh {

@@ -1,13 +1,14 @@
 /**
  * The procedural styles as studio subjects: builds the vehicle (model.ts) and turns its part tags into
- * roles (subject.ts), own materials (materials.ts) and the shader patch of the wheel-arch cut and the
- * per-pixel paint/trim split, so that the baker (bake.ts) treats it like any other subject.
+ * roles (baker/subject.ts), own materials (own-materials.ts) and the shader patch of the wheel-arch cut and the
+ * per-pixel paint/trim split, so that the baker (baker/bake-set.ts) treats it like any other subject.
  */
 import * as THREE from 'three';
-import { archPatch, ownMaterial, type Tag } from './materials.ts';
+import { bakeSubject, DEFAULT_SUPERSAMPLE, type BakeOptions, type BakeResult } from '../../baker/bake-set.ts';
+import { archPatch, ownMaterial, type Tag } from './own-materials.ts';
 import { buildVehicle } from './model.ts';
 import type { SetDef } from './styles.ts';
-import type { Role, StudioSubject } from './subject.ts';
+import type { Role, StudioSubject } from '../../baker/subject.ts';
 
 export const TAG_ROLES: Record<Tag, Role> = {
   paint: 'paint',
@@ -70,4 +71,19 @@ export function proceduralSubject(def: SetDef): StudioSubject {
     source: { kind: 'procedural', note: `${p.style} style, renderer/bake/styles.ts (set ${def.id})` },
     fingerprint: JSON.stringify({ p, paint: def.basePaint }),
   };
+}
+
+/** A procedural set (styles.ts): `bakeSubject` of `proceduralSubject(def)` with the set's id and paint. */
+export async function bakeSet(
+  renderer: THREE.WebGLRenderer,
+  def: SetDef,
+  outDir: string,
+  opts: Omit<BakeOptions, 'id' | 'supersample'> & { supersample?: number },
+): Promise<BakeResult> {
+  return bakeSubject(renderer, proceduralSubject(def), outDir, {
+    ...opts,
+    id: def.id,
+    supersample: opts.supersample ?? DEFAULT_SUPERSAMPLE,
+    neutralPaint: opts.neutralPaint ?? def.basePaint,
+  });
 }

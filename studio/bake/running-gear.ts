@@ -4,7 +4,7 @@
  * Coordinates as in model.ts.
  */
 import * as THREE from 'three';
-import type { ArchCut } from './materials.ts';
+import type { ArchCut } from './own-materials.ts';
 import type { VehicleParams } from './styles.ts';
 import type { BodyShape } from './body-shape.ts';
 import { tagged, wheel } from './parts.ts';

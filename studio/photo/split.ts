@@ -26,7 +26,7 @@ import sharp, { type OutputInfo } from 'sharp';
 import { z } from 'zod';
 import { VIEW_IDS, isViewId, sortViews, type ViewId } from '../../shared/views.ts';
 import { hexToLinear, linearToSrgb } from '../../shared/color/srgb.ts';
-import { calibratedRevision, calibrateView, type ViewCalibration } from '../calibrate.ts';
+import { calibratedRevision, calibrateView, type ViewCalibration } from '../../baker/calibrate.ts';
 import { LIGHT8_TO_LINEAR, encodeLight8 } from '../../shared/asset-format/light-encoding.ts';
 import { readSetMeta } from '../../shared/asset-format/read-set.ts';
 import { isSetId } from '../../shared/asset-format/set-id.ts';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { PARITY_MAX_CODE_DIFF, PARITY_MIN_PSNR_DB } from '../../renderer/backends/parity.ts';
-import { writeFixtureCar } from '../studio/gltf-fixtures.ts';
+import { writeFixtureCar } from '../support/gltf-car.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const GL_REQUIRED = process.env.CI === 'true' || process.env.REQUIRE_GL === '1';

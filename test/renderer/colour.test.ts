@@ -11,7 +11,7 @@ import sharp from 'sharp';
 import { NAMED_COLORS } from '../../shared/colors.ts';
 import { VIEW_IDS } from '../../shared/views.ts';
 import { AssetStore } from '../../renderer/assets/asset-store.ts';
-import { referenceRegion } from '../../studio/calibrate.ts';
+import { referenceRegion } from '../../baker/calibrate.ts';
 import type { Layers } from '../../renderer/assets/layers.ts';
 import type { AssetSetMeta } from '../../shared/asset-format/read-set.ts';
 import { CpuCompositor } from '../../renderer/backends/cpu/cpu-backend.ts';

@@ -34,7 +34,7 @@ describe('studio: baker', function () {
   let setDir = '';
 
   before(async function () {
-    const { createGLRenderer } = await import('../../studio/bake/gl.ts');
+    const { createGLRenderer } = await import('../../baker/gl.ts');
     try {
       gl = createGLRenderer();
     } catch (e) {
@@ -51,8 +51,9 @@ describe('studio: baker', function () {
   });
 
   it('bakes a small set deterministically, in format 2 (coverage, calibration, source, backdrop)', async () => {
-    const { bakeSet, BAKER_VERSION } = await import('../../studio/bake/bake.ts');
-    const { CALIBRATION_VERSION } = await import('../../studio/calibrate.ts');
+    const { bakeSet } = await import('../../studio/bake/procedural.ts');
+    const { BAKER_VERSION } = await import('../../baker/bake-set.ts');
+    const { CALIBRATION_VERSION } = await import('../../baker/calibrate.ts');
     const { findSet } = await import('../../studio/bake/styles.ts');
     const def = findSet('hatchback-b')!;
     const opts = { width: 320, height: 180, views, samples: 4, supersample: 4, lightDepth: 8 as const };

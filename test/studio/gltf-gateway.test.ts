@@ -15,7 +15,7 @@ import sharp from 'sharp';
 import { loadGatewayConfig } from '../../gateway/config.ts';
 import { loadRendererConfig } from '../../renderer/config.ts';
 import { createLogger } from '../../shared/logger.ts';
-import { writeFixtureCar } from './gltf-fixtures.ts';
+import { writeFixtureCar } from '../support/gltf-car.ts';
 
 const run = promisify(execFile);
 
@@ -30,7 +30,7 @@ describe('studio: a baked glTF set renders through the gateway', function () {
   let client: { close(): void } | null = null;
 
   before(async function () {
-    const { createGLRenderer } = await import('../../studio/bake/gl.ts');
+    const { createGLRenderer } = await import('../../baker/gl.ts');
     try {
       createGLRenderer().dispose();
     } catch (e) {

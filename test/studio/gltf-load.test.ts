@@ -2,17 +2,17 @@
  * The glTF baker's input side, without GL: loading (GLB, .gltf with external files, Draco, meshopt,
  * mesh quantization, PNG/JPEG/WebP textures, KHR_texture_transform, clear coat, transmission), roles
  * from names and the role map, orientation and unit detection, plate faces, and the clear failures.
- * Every model is built here (test/studio/gltf-fixtures.ts); nothing is read from ../shared.
+ * Every model is built here (test/support/gltf-car.ts); nothing is read from ../shared.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as THREE from 'three';
-import { GltfInputError, loadGltf } from '../../studio/bake/gltf/load.ts';
-import { classify, readRoleMap, roleFromName } from '../../studio/bake/gltf/roles.ts';
-import { gltfSubject } from '../../studio/bake/gltf/subject.ts';
-import { CAR, writeFixtureCar } from './gltf-fixtures.ts';
+import { GltfInputError, loadGltf } from '../../baker/gltf/load.ts';
+import { classify, readRoleMap, roleFromName } from '../../baker/gltf/roles.ts';
+import { gltfSubject } from '../../baker/gltf/subject.ts';
+import { CAR, writeFixtureCar } from '../support/gltf-car.ts';
 
 function meshesByNode(scene: THREE.Object3D): Map<string, THREE.Mesh> {
   const out = new Map<string, THREE.Mesh>();

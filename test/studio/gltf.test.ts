@@ -1,6 +1,6 @@
 /**
  * The glTF baker end to end (`npm run bake -- gltf`, run in-process): small cars built in the test
- * (test/studio/gltf-fixtures.ts: a box body in a paint material, a glass cabin, four tyres, lamps, two
+ * (test/support/gltf-car.ts: a box body in a paint material, a glass cabin, four tyres, lamps, two
  * plates) baked at 320 x 180. Needs WebGL 2 (headless-gl); skipped without it unless CI=true or
  * REQUIRE_GL=1. Nothing is read from ../shared.
  */
@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { readSetMeta } from '../../shared/asset-format/read-set.ts';
-import { CAR, writeFixtureCar } from './gltf-fixtures.ts';
+import { CAR, writeFixtureCar } from '../support/gltf-car.ts';
 
 interface Grey { data: Uint8Array; width: number; height: number; channels: number }
 async function readPng(file: string): Promise<Grey> {
@@ -45,7 +45,7 @@ describe('studio: glTF baker (npm run bake -- gltf)', function () {
   let out = '';
 
   before(async function () {
-    const { createGLRenderer } = await import('../../studio/bake/gl.ts');
+    const { createGLRenderer } = await import('../../baker/gl.ts');
     try {
       createGLRenderer().dispose();
     } catch (e) {

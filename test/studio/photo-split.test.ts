@@ -16,7 +16,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { NAMED_COLORS } from '../../shared/colors.ts';
 import type { ViewId } from '../../shared/views.ts';
-import { referenceRegion } from '../../studio/calibrate.ts';
+import { referenceRegion } from '../../baker/calibrate.ts';
 import { decodeLayerFiles } from '../../renderer/assets/decode-layers.ts';
 import type { Layers } from '../../renderer/assets/layers.ts';
 import { backdropRows, fitBackdrop } from '../../studio/photo/backdrop.ts';

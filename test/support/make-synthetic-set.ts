@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { VIEW_IDS, type ViewId } from '../../shared/views.ts';
 import { LINEAR_TO_SRGB8, LINEAR_LUT_SIZE, hexToLinear, srgbToLinear } from '../../shared/color/srgb.ts';
-import { calibrateView } from '../../studio/calibrate.ts';
+import { calibrateView } from '../../baker/calibrate.ts';
 import { encodeLight16, encodeLight8 } from '../../shared/asset-format/light-encoding.ts';
 import { layerPath, writeGreyLayer, writeLightLayer, writeRgbLayer } from '../../shared/asset-format/layer-files.ts';
 import type { Quad, Rgb } from '../../shared/asset-format/read-set.ts';

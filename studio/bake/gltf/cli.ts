@@ -13,10 +13,10 @@ import cliProgress from 'cli-progress';
 import { Command, CommanderError } from 'commander';
 import { VIEW_IDS, isViewId, type ViewId } from '../../../shared/views.ts';
 import { SET_ID_RULE, isSetId } from '../../../shared/asset-format/set-id.ts';
-import { GltfInputError } from './load.ts';
-import { readRoleMap } from './roles.ts';
-import { gltfSubject } from './subject.ts';
-import { checkPlateQuads } from './plate-check.ts';
+import { GltfInputError } from '../../../baker/gltf/load.ts';
+import { readRoleMap } from '../../../baker/gltf/roles.ts';
+import { gltfSubject } from '../../../baker/gltf/subject.ts';
+import { checkPlateQuads } from '../../../baker/gltf/plate-check.ts';
 
 /** A set id from a file name: `Vehicle Example.gltf` → `vehicle-example`. */
 export function setIdFromFile(file: string): string {
@@ -135,7 +135,7 @@ export async function bakeGltf(file: string, o: CliOptions): Promise<number> {
     }
   }
 
-  const [{ bakeSubject, DEFAULT_SUPERSAMPLE }, { createGLRenderer }] = await Promise.all([import('../bake.ts'), import('../gl.ts')]);
+  const [{ bakeSubject, DEFAULT_SUPERSAMPLE }, { createGLRenderer }] = await Promise.all([import('../../../baker/bake-set.ts'), import('../../../baker/gl.ts')]);
   let gl;
   try {
     gl = createGLRenderer();

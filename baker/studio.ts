@@ -3,7 +3,7 @@
  * with PMREM), the nine camera positions, and the soft contact shadow on the floor.
  */
 import * as THREE from 'three';
-import type { ViewId } from '../../shared/views.ts';
+import type { ViewId } from '../shared/views.ts';
 
 /** Builds the light room the PMREM environment is made from (radiance values > 1 are the softboxes). */
 export function studioEnvironment(renderer: THREE.WebGLRenderer): THREE.Texture {

@@ -7,8 +7,8 @@
  *   (linear 0.8, sRGB 231 on all three channels) in the base layer.
  */
 import sharp from 'sharp';
-import { layerPath } from '../../../shared/asset-format/layer-files.ts';
-import { readSetJsonAsWritten, writeSetJson } from '../../../shared/asset-format/set-json.ts';
+import { layerPath } from '../../shared/asset-format/layer-files.ts';
+import { readSetJsonAsWritten, writeSetJson } from '../../shared/asset-format/set-json.ts';
 
 type Pt = [number, number];
 

@@ -1,0 +1,114 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { LAYER_FILES, layerPath, writeShotLayers, type ShotLayers } from './layer-files.ts';
+import type { Quad, ViewMeta } from './read-set.ts';
+import { viewSchema, type ViewJson } from './set-json.ts';
+
+/**
+ * The spin frame cache on disk (docs/asset-format.md, "Spin frames"): one owner for the renderer, which
+ * reads frames and writes the ones it bakes on demand, and the studio's pre-bake, which writes them.
+ *
+ *   <root>/<set-id>/<revision>/<width>/<frame-id>/{base,paint,diffuse,specular,shadow,coverage}.png
+ *   <root>/<set-id>/<revision>/<width>/<frame-id>/frame.json
+ *
+ * The layer files are a view's (layer-files.ts); frame.json is the view's set.json entry with the
+ * light layers' bit depth and the baker version that shot it. A frame appears whole or not at all.
+ */
+
+/** The folder of one set revision's frames at one width. */
+export function spinFrameSetDir(root: string, setId: string, revision: string, width: number): string {
+  return path.join(root, setId, revision, String(width));
+}
+
+export function spinFramePath(setDir: string, frameId: string): string {
+  return path.join(setDir, frameId, 'frame.json');
+}
+
+const frameJsonSchema = viewSchema
+  .extend({
+    light_depth: z.union([z.literal(8), z.literal(16)]),
+    baker_version: z.number().int().positive(),
+  })
+  .strict();
+
+/** A shot spin frame, as the baker's spin shooter gives it (baker/spin/shoot-frame.ts). */
+export interface SpinFrameData {
+  layers: ShotLayers;
+  /** The shot's record, as a view's entry in set.json. */
+  record: ViewJson;
+  /** The baker version that shot it (baker/bake-set.ts BAKER_VERSION). */
+  bakerVersion: number;
+}
+
+/**
+ * Writes one frame into `<setDir>/<frameId>/`: into a temporary sibling first, renamed into place, so a
+ * reader never sees half a frame. When the frame is already there (another writer was first) it is kept.
+ */
+export async function writeSpinFrame(setDir: string, frameId: string, frame: SpinFrameData): Promise<void> {
+  await fs.mkdir(setDir, { recursive: true });
+  const staging = path.join(setDir, `.${frameId}.${process.pid}-${crypto.randomBytes(4).toString('hex')}`);
+  try {
+    await writeShotLayers(staging, frameId, frame.layers);
+    const json: z.input<typeof frameJsonSchema> = {
+      ...frame.record,
+      light_depth: frame.layers.diffuse instanceof Uint16Array ? 16 : 8,
+      baker_version: frame.bakerVersion,
+    };
+    frameJsonSchema.parse(json);
+    await fs.writeFile(spinFramePath(staging, frameId), `${JSON.stringify(json, null, 2)}\n`);
+    try {
+      await fs.rename(path.join(staging, frameId), path.join(setDir, frameId));
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw e;
+    }
+  } finally {
+    await fs.rm(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * One frame's description as read-set gives a view's, or null when the frame is not in the cache.
+ * Throws when it is there but unusable (frame.json unreadable or invalid, a layer file missing): the
+ * caller logs that and treats the frame as absent. `expect.bakerVersion`: a frame shot by another
+ * baker version counts as absent (null).
+ */
+export async function readSpinFrame(setDir: string, frameId: string, expect: { bakerVersion?: number } = {}): Promise<ViewMeta | null> {
+  const file = spinFramePath(setDir, frameId);
+  let raw: string;
+  try {
+    raw = await fs.readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new Error(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
+  let parsed;
+  try {
+    parsed = frameJsonSchema.safeParse(JSON.parse(raw));
+  } catch (e) {
+    throw new Error(`${file}: invalid JSON: ${(e as Error).message}`);
+  }
+  if (!parsed.success) {
+    const first = parsed.error.issues[0]!;
+    throw new Error(`${file}: ${first.path.join('.') || '(root)'}: ${first.message}`);
+  }
+  const f = parsed.data;
+  if (expect.bakerVersion !== undefined && f.baker_version !== expect.bakerVersion) return null;
+  for (const layer of LAYER_FILES) {
+    if ((layer === 'shadow' && !f.shadow) || (layer === 'coverage' && !f.coverage)) continue;
+    const p = layerPath(setDir, frameId, layer);
+    const ok = await fs.stat(p).then((st) => st.isFile(), () => false);
+    if (!ok) throw new Error(`${p}: missing (frame.json lists it)`);
+  }
+  return {
+    width: f.width,
+    height: f.height,
+    plateQuad: f.plate_quad ? (f.plate_quad.map(([x, y]) => [x, y]) as Quad) : null,
+    shadow: f.shadow,
+    coverage: f.coverage,
+    lightDepth: { diffuse: f.light_depth, specular: f.light_depth },
+    calibration: { diffuseGain: f.calibration.diffuse_gain, specularFloor: f.calibration.specular_floor },
+  };
+}
