@@ -37,7 +37,8 @@ export function SpinViewer({ frames, label }: { frames: SpinFrame[]; label: stri
         aria-valuetext={here}
         aria-describedby="pg-spin-how"
         data-testid="spin-viewer"
-        style={first ? { aspectRatio: `${first.width} / ${first.height}` } : undefined}
+        // at most the frames' own size (plus the border), as the image result shows its picture
+        style={first ? { aspectRatio: `${first.width + 2} / ${first.height + 2}`, maxWidth: `${first.width + 2}px` } : undefined}
         {...turntable.handlers}
       >
         {drawn === null ? (
