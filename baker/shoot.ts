@@ -160,15 +160,15 @@ export function isShotMesh(mesh: THREE.Mesh): boolean {
   return !(roles === 'hide' || (Array.isArray(roles) && roles.every((r) => r === 'hide')));
 }
 
-/** Points of the drawn (not hidden) meshes, for framing: every `stride`-th vertex (at most ~20000 a mesh). */
-export function collectPoints(root: THREE.Object3D, stride: number): THREE.Vector3[] {
+/** Points of the drawn (not hidden) meshes: every `stride`-th vertex, at most about `perMesh` a mesh. */
+export function collectPoints(root: THREE.Object3D, stride: number, perMesh = 20000): THREE.Vector3[] {
   const pts: THREE.Vector3[] = [];
   root.updateMatrixWorld(true);
   root.traverse((o) => {
     const mesh = o as THREE.Mesh;
     if (!mesh.isMesh || !isShotMesh(mesh)) return;
     const pos = mesh.geometry.attributes.position as THREE.BufferAttribute;
-    const step = Math.max(stride, Math.floor(pos.count / 20000));
+    const step = Math.max(stride, Math.floor(pos.count / perMesh));
     for (let i = 0; i < pos.count; i += step) pts.push(new THREE.Vector3().fromBufferAttribute(pos, i).applyMatrix4(mesh.matrixWorld));
   });
   return pts;

@@ -51,7 +51,8 @@ export interface ViewCamera {
 }
 
 const deg = Math.PI / 180;
-function around(azimuthDeg: number, elevationDeg: number): THREE.Vector3 {
+/** Unit direction from the car towards a camera at this azimuth and elevation (degrees). */
+export function around(azimuthDeg: number, elevationDeg: number): THREE.Vector3 {
   // azimuth 0 = in front of the car (+X), 90 = the car's right side (+Z)
   const a = azimuthDeg * deg;
   const e = elevationDeg * deg;

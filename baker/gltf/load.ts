@@ -89,6 +89,32 @@ export async function readGltfDocument(file: string): Promise<Document> {
 /** Extensions that are only a storage detail once glTF-Transform has read the file (instances are expanded first). */
 const STORAGE_EXTENSIONS = new Set(['KHR_draco_mesh_compression', 'EXT_meshopt_compression']);
 
+/**
+ * The model as one .glb at `out`: a .glb is copied as is; a .gltf (buffers and images beside it or
+ * embedded) is read and written as one binary file, its compression extensions decoded (there is no
+ * encoder here), so it loads again exactly as it did.
+ */
+export async function writeModelGlb(file: string, out: string): Promise<void> {
+  await checkGltf2(file);
+  const head = Buffer.alloc(4);
+  const fh = await fs.open(file, 'r');
+  try {
+    await fh.read(head, 0, 4, 0);
+  } finally {
+    await fh.close();
+  }
+  if (head.toString('latin1') === 'glTF') {
+    await fs.copyFile(file, out);
+    return;
+  }
+  const doc = await readGltfDocument(file);
+  for (const ext of doc.getRoot().listExtensionsUsed()) {
+    if (STORAGE_EXTENSIONS.has(ext.extensionName)) ext.dispose();
+  }
+  const io = await nodeIO();
+  await fs.writeFile(out, await io.writeBinary(doc));
+}
+
 /** Texture containers three cannot decode without a transcoder; their images are dropped (with a warning). */
 const UNDECODABLE_IMAGES = new Set(['image/ktx2']);
 

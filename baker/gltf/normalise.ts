@@ -247,9 +247,10 @@ export function orientationMatrix(o: Orientation): THREE.Matrix4 {
 
 /**
  * Puts the scene under a pivot that orients and scales it, stands the lowest wheel point (or the
- * lowest visible point) on y = 0 and centres the visible parts' bounding box on x = z = 0.
+ * lowest visible point) on y = 0 and centres the visible parts' bounding box on x = z = 0. Answers the
+ * group and that translation (metres, applied after the orientation and scale).
  */
-export function normaliseScene(scene: THREE.Object3D, visible: Part[], o: Orientation): THREE.Group {
+export function normaliseScene(scene: THREE.Object3D, visible: Part[], o: Orientation): { group: THREE.Group; offset: THREE.Vector3 } {
   const pivot = new THREE.Group();
   pivot.name = 'gltf-normalised';
   pivot.matrixAutoUpdate = false;
@@ -277,5 +278,5 @@ export function normaliseScene(scene: THREE.Object3D, visible: Part[], o: Orient
   outer.name = 'gltf-vehicle';
   outer.add(pivot);
   outer.updateMatrixWorld(true);
-  return outer;
+  return { group: outer, offset: new THREE.Vector3(-(min.x + max.x) / 2, -floor, -(min.z + max.z) / 2) };
 }

@@ -20,6 +20,8 @@ export interface GltfSubject extends StudioSubject {
   report: string[];
   warnings: string[];
   orientation: Orientation;
+  /** The translation normalisation applied after the orientation and scale (metres). */
+  offset: THREE.Vector3;
   parts: Array<{ role: string; why: string; material: string; node: string }>;
 }
 
@@ -100,7 +102,7 @@ export async function gltfSubject(file: string, map?: RoleMap, opts: { mapFile?:
 
   // hidden parts leave the scene: nothing of them is drawn, shadowed or framed
   for (const p of parts) if (p.role === 'hide') p.mesh.parent?.remove(p.mesh);
-  const group = normaliseScene(scene, visible, orientation);
+  const { group, offset } = normaliseScene(scene, visible, orientation);
 
   // size of what is drawn
   const box = new THREE.Box3();
@@ -165,6 +167,7 @@ export async function gltfSubject(file: string, map?: RoleMap, opts: { mapFile?:
     report,
     warnings: loaded.warnings,
     orientation,
+    offset,
     parts: parts.map((p) => ({ role: p.role, why: p.why, material: p.materialName, node: p.nodeNames[0] ?? '' })),
   };
 }

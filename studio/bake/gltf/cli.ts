@@ -3,7 +3,7 @@
  *
  * Bakes a glTF 2.0 vehicle into a studio asset set (format 2, docs/asset-format.md) at `<dir>/<set-id>/`.
  * The set is baked into a temporary folder beside it and moved into place at the end, so a failed bake
- * writes nothing. A file that is not glTF 2.0, has no mesh or has no paint fails with one line.
+ * writes nothing. The set keeps the model and its role map (`source/`, set.json `source.spin`) for spins. A file that is not glTF 2.0, has no mesh or has no paint fails with one line.
  * See docs/studio.md, "Bring your own 3D model".
  */
 import fs from 'node:fs/promises';
@@ -17,6 +17,7 @@ import { GltfInputError } from '../../../baker/gltf/load.ts';
 import { readRoleMap } from '../../../baker/gltf/roles.ts';
 import { gltfSubject } from '../../../baker/gltf/subject.ts';
 import { checkPlateQuads } from '../../../baker/gltf/plate-check.ts';
+import { keepSource } from '../../../baker/spin/keep-source.ts';
 
 /** A set id from a file name: `Vehicle Example.gltf` → `vehicle-example`. */
 export function setIdFromFile(file: string): string {
@@ -172,6 +173,8 @@ export async function bakeGltf(file: string, o: CliOptions): Promise<number> {
     bar?.stop();
     const dropped = await checkPlateQuads(tmpDir);
     for (const d of dropped) log(`  ${d}`);
+    // the model and its role map stay with the set, so its spin frames can be shot again
+    await keepSource(tmpDir, subject, file, o.map ?? null);
     if (o.credits) await fs.copyFile(o.credits, path.join(tmpDir, 'CREDITS.md'));
     // move into place: the old set (if any) goes aside first and is removed once the new one is there
     const aside = path.join(outRoot, `.${id}.previous-${process.pid}`);
