@@ -37,7 +37,7 @@ export async function probePictures(deps: { store: AssetStore; sets: readonly st
 /** The compositor's job for a request, its layers and plate made by the pipeline's own steps (what 03-composite.ts hands the backend). */
 export async function compositeJobFor(store: AssetStore, backend: Compositor, req: RenderRequest): Promise<CompositeJob> {
   const set = await store.getSet(req.assetSet);
-  const ctx: RenderContext = { req, set, view: set.views[req.view]!, deadline: { at: Infinity }, timings: {} };
+  const ctx: RenderContext = { req, set, view: store.view(set, req.view), deadline: { at: Infinity }, timings: {} };
   await layersStep.run(ctx, { store, backend });
   await plateStep.run(ctx, { store, backend });
   return compositeJobOf(ctx);

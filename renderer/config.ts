@@ -1,7 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { emptyAsUndefined, optionalString, port, metricsPort, positiveInt, GRACE_MAX_MS, logLevel, RENDER_BACKENDS, parseConfig } from '../shared/config-fields.ts';
+import { emptyAsUndefined, optionalString, port, metricsPort, positiveInt, GRACE_MAX_MS, logLevel, RENDER_BACKENDS, parseConfig, spinFramesDir } from '../shared/config-fields.ts';
+import { SPIN_FRAME_SUPERSAMPLE_DEFAULT } from '../shared/spin.ts';
 
 export { RENDER_BACKENDS, type RenderBackendChoice } from '../shared/config-fields.ts';
 
@@ -17,6 +18,9 @@ function rendererSchema(projectRoot: string) {
     RENDER_QUEUE_MAX: positiveInt(64),
     LEVEL_CACHE_DIR: optionalString,
     LEVEL_CACHE_MB: positiveInt(4096),
+    SPIN_FRAMES_DIR: optionalString,
+    SPIN_FRAME_SUPERSAMPLE: positiveInt(SPIN_FRAME_SUPERSAMPLE_DEFAULT, 16),
+    SPIN_QUEUE_MAX: positiveInt(256),
     RENDERER_GRACE_MS: positiveInt(10_000, GRACE_MAX_MS),
     RENDER_WARMUP: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('true')),
     RENDERER_METRICS_PORT: metricsPort(9465),
@@ -37,6 +41,17 @@ function rendererSchema(projectRoot: string) {
        * budget; null (LEVEL_CACHE_DIR unset or empty): none, every cold level is decoded and reduced.
        */
       levelFiles: e.LEVEL_CACHE_DIR ? { dir: path.resolve(e.LEVEL_CACHE_DIR), bytes: e.LEVEL_CACHE_MB * 1024 * 1024 } : null,
+      /**
+       * Spin frames (docs/spins.md): where baked frames are kept on disk (SPIN_FRAMES_DIR; default
+       * beside the level files, else in the temporary directory), the jittered renders per pass of a
+       * frame bake (4 with 4x MSAA: the 16 samples a pixel the asset format asks), and how many frame
+       * bakes may wait (beyond that RESOURCE_EXHAUSTED).
+       */
+      spin: {
+        framesDir: spinFramesDir(e),
+        supersample: e.SPIN_FRAME_SUPERSAMPLE,
+        queueMax: e.SPIN_QUEUE_MAX,
+      },
       /** On SIGTERM: how long renders in flight may take to finish. */
       graceMs: e.RENDERER_GRACE_MS,
       /** Render one view in every format before taking calls (renderer/warm-up.ts). */

@@ -5,6 +5,10 @@ import type { BackendReport } from './backends/select.ts';
 import type { RenderQueue } from './render-queue.ts';
 import type { RenderService } from './render-service.ts';
 import type { LevelFiles } from './assets/level-files.ts';
+import type { SpinFrameBaker } from './spin/frame-baker.ts';
+
+/** Frame bake buckets in seconds: a GPU's tens of ms up to lavapipe's tens of seconds at 1600 px. */
+export const BAKE_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120];
 
 /** Render latency buckets in seconds: a cache hit (~1 ms) up to the gateway's default deadline (15 s) and beyond. */
 export const RENDER_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30];
@@ -19,7 +23,7 @@ export interface RendererMetrics {
  * RESOURCE_EXHAUSTED refusals, and the backend in use as an info metric (gl/cpu, GL renderer string).
  * It wraps `service.render` once; the render path itself knows nothing of metrics.
  */
-export function instrumentRenderer(deps: { service: RenderService; queue: RenderQueue; backend: Compositor; backendReport: BackendReport; levelFiles?: LevelFiles | null }): RendererMetrics {
+export function instrumentRenderer(deps: { service: RenderService; queue: RenderQueue; backend: Compositor; backendReport: BackendReport; levelFiles?: LevelFiles | null; spin: SpinFrameBaker }): RendererMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const backendName = deps.backend.name;
@@ -141,6 +145,41 @@ export function instrumentRenderer(deps: { service: RenderService; queue: Render
       },
     });
   }
+  const spin = deps.spin;
+  const bakes = new Histogram({
+    name: 'renderer_spin_frame_bake_seconds',
+    help: 'Spin frame bakes (frame-baker child: shot and written into SPIN_FRAMES_DIR) by outcome (ok, failed)',
+    labelNames: ['outcome'],
+    buckets: BAKE_BUCKETS,
+    registers: [registry],
+  });
+  spin.onBake((e) => bakes.observe({ outcome: e.outcome }, e.seconds));
+  new Counter({
+    name: 'renderer_spin_frames_total',
+    help: 'Spin frames a render needed that were not in memory, by source (disk: found in SPIN_FRAMES_DIR, baked: shot here, failed: the bake failed)',
+    labelNames: ['source'],
+    registers: [registry],
+    collect() {
+      const s = spin.stats();
+      this.reset();
+      this.inc({ source: 'disk' }, s.disk);
+      this.inc({ source: 'baked' }, s.baked);
+      this.inc({ source: 'failed' }, s.failed);
+    },
+  });
+  new Gauge({
+    name: 'renderer_spin_bake_queue_depth',
+    help: 'Spin frame bakes waiting for the frame baker (SPIN_QUEUE_MAX at most)',
+    registers: [registry],
+    collect() {
+      this.set(spin.stats().queued);
+    },
+  });
+  const framePending = new Counter({
+    name: 'renderer_spin_frame_pending_total',
+    help: 'Renders of a spin frame answered UNAVAILABLE with a retry hint: the bake outlasted their deadline and goes on (not errors)',
+    registers: [registry],
+  });
   const info = new Gauge({
     name: 'renderer_backend_info',
     help: 'The compositing backend in use (always 1): backend gl or cpu, the GL renderer string or cpu description, RENDER_BACKEND (choice) and whether auto measured',
@@ -177,6 +216,12 @@ export function instrumentRenderer(deps: { service: RenderService; queue: Render
         throw e;
       }
       const code = isServiceError(e) ? e.code : 'internal';
+      if (code === 'unavailable' && isServiceError(e) && e.headers?.['Retry-After']) {
+        // a frame still being baked: the caller is told when to come back, nothing failed
+        framePending.inc();
+        end({ backend: backendName, format: knownFormat(format), cache: 'none', outcome: 'frame_pending' });
+        throw e;
+      }
       if (code === 'resource_exhausted') exhausted.inc();
       errors.inc({ code });
       end({ backend: backendName, format: knownFormat(format), cache: 'none', outcome: code });

@@ -2,9 +2,13 @@ import crypto from 'node:crypto';
 import type { Logger } from '../shared/logger.ts';
 import { ServiceError, toServiceError } from '../shared/errors.ts';
 import { normaliseRenderRequest, type RenderRequest, type RenderWarningCode } from '../shared/render-request.ts';
-import type { AssetStore } from './assets/asset-store.ts';
+import type { AssetStore, ShotSet } from './assets/asset-store.ts';
+import type { AssetSetMeta, Quad, ViewMeta } from '../shared/asset-format/read-set.ts';
+import { frameYaw, isFrameId, spinBakeHeight, spinBakeWidth, SPIN_GEOMETRY_HEIGHT, SPIN_GEOMETRY_WIDTH, type FrameId } from '../shared/spin.ts';
+import type { SpinFrameBaker } from './spin/frame-baker.ts';
+import type { SpinGeometry } from './spin/spin-geometry.ts';
 import { VehicleBoxes, type VehicleGeometry } from './assets/vehicle-boxes.ts';
-import { frameGeometry, isDefaultFraming, type FramingOptions } from '../shared/framing.ts';
+import { frameGeometry, isDefaultFraming, type Box, type FrameGeometry, type FramingOptions } from '../shared/framing.ts';
 import type { Compositor } from './backends/backend.ts';
 import { SingleFlightCache } from './cache/render-cache.ts';
 import { ENCODER_TAG, type Encoded } from './encode/encode.ts';
@@ -54,6 +58,8 @@ export class RenderService {
       queue: RenderQueue;
       renderCacheBytes: number;
       logger: Logger;
+      /** Spin frames: baked on demand (renderer/spin/), their geometry by projection. */
+      spin: { baker: SpinFrameBaker; geometry: SpinGeometry };
     },
   ) {
     this.cache = new SingleFlightCache<CachedRender>(deps.renderCacheBytes, (v) => v.encoded.bytes.length + 384);
@@ -116,7 +122,11 @@ export class RenderService {
       const req = normaliseRenderRequest(raw);
       const deadline = opts.deadline ?? Infinity;
       const set = await this.deps.store.getSet(req.assetSet);
-      const view = this.deps.store.view(set, req.view);
+      const framing = req.frame!;
+      // a spin frame's shot is known before it is baked: its size from the width the render needs, its
+      // box and plate by projection; the frame's layers are looked up (or baked) once the picture is not cached
+      const spin = isFrameId(req.view) ? this.spinShot(set, req.view, req.width, framing) : null;
+      const view = spin ? spin.view : this.deps.store.view(set, req.view);
       const warnings: RenderWarning[] = [];
       if (req.shadow && !view.shadow) {
         warnings.push({ code: 'SHADOW_UNAVAILABLE', message: `View ${req.view} has no studio shadow` });
@@ -127,20 +137,22 @@ export class RenderService {
       if (req.background === 'transparent' && !view.coverage) {
         throw new ServiceError('bad_request', `Transparent background is not available for view ${req.view} of this vehicle`);
       }
-      const framing = req.frame!;
-      const vehicle = framing.framing === 'fit' ? await this.boxes.get(set, req.view) : null;
+      const vehicle = spin ? { box: spin.box } : framing.framing === 'fit' ? await this.boxes.get(set, req.view) : null;
       if (framing.framing === 'fit' && !vehicle) {
         throw new ServiceError('bad_request', `Framing fit is not available for view ${req.view} of this vehicle (no coverage layer)`);
       }
-      const frame = frameGeometry(view, req.view, vehicle?.box ?? null, req.width, framing);
+      const frame = spin ? spin.frame : frameGeometry(view, req.view, vehicle?.box ?? null, req.width, framing);
       const key = this.renderKey(req, set.revision);
       const { value, state } = this.cache.getOrCompute(key, () => {
         const flight = { dl: { at: deadline }, waiters: 0, ctl: new AbortController() };
         this.flights.set(key, flight);
-        return this.deps.queue
-          .run(
+        const shot = spin
+          ? this.frameShot(set, spin, deadline, flight.ctl.signal, opts.tenant)
+          : Promise.resolve<{ set: ShotSet; view: ViewMeta }>({ set, view });
+        return shot
+          .then(({ set: shotSet, view: shotView }) => this.deps.queue.run(
             async () => {
-              const ctx: RenderContext = { req, set, view, frame, deadline: flight.dl, signal: flight.ctl.signal, timings: {} };
+              const ctx: RenderContext = { req, set: shotSet, view: shotView, frame, deadline: flight.dl, signal: flight.ctl.signal, timings: {} };
               await runPipeline(ctx, { store: this.deps.store, backend: this.deps.backend });
               const etag = etagOfKey(key);
               this.deps.logger.debug({ etag, timings: ctx.timings }, 'rendered');
@@ -148,7 +160,7 @@ export class RenderService {
             },
             deadline,
             { tenant: opts.tenant, signal: flight.ctl.signal },
-          )
+          ))
           .finally(() => {
             if (this.flights.get(key) === flight) this.flights.delete(key);
           });
@@ -222,6 +234,73 @@ export class RenderService {
     }
   }
 
+  /**
+   * A spin frame's shot before it is baked: the bake width (the smallest of 400, 800, 1600 at least as
+   * wide as the render needs, framing counted, as 01-layers.ts's sourceWidth asks of a view), the frame
+   * geometry on the frame at that width, with `fit` on the projected vehicle box (not the coverage
+   * layer, so the layout a gateway computes from DescribeSet's spin and the picture agree), and what the
+   * warnings need (a baked frame always has its shadow and coverage; its plate where the plate faces the camera).
+   */
+  private spinShot(set: AssetSetMeta, id: FrameId, width: number, framing: FramingOptions): { yaw: number; bakeWidth: ReturnType<typeof spinBakeWidth>; view: ViewMeta; box: Box; frame: FrameGeometry } {
+    const yaw = frameYaw(id);
+    const full = this.deps.spin.geometry.frameAt(set, yaw, SPIN_GEOMETRY_WIDTH);
+    if (!full) throw new ServiceError('not_found', `Asset set ${set.id} has no spin (no 3D source)`);
+    const nominal = frameGeometry({ width: SPIN_GEOMETRY_WIDTH, height: SPIN_GEOMETRY_HEIGHT }, id, full.box, width, framing);
+    const needed = nominal.wholeShot ? width : Math.ceil(SPIN_GEOMETRY_WIDTH * nominal.scaleX - 1e-6);
+    const bakeWidth = spinBakeWidth(needed);
+    const g = this.deps.spin.geometry.frameAt(set, yaw, bakeWidth)!;
+    const view: ViewMeta = {
+      width: bakeWidth,
+      height: spinBakeHeight(bakeWidth),
+      plateQuad: g.plateQuad as Quad | null,
+      shadow: true,
+      coverage: true,
+      // not read before the frame is baked (its own record says)
+      lightDepth: { diffuse: 8, specular: 8 },
+      calibration: { diffuseGain: 1, specularFloor: 0 },
+    };
+    return { yaw, bakeWidth, view, box: g.box, frame: frameGeometry(view, id, g.box, width, framing) };
+  }
+
+  /**
+   * The frame's layers' set and record once it is in the frame cache. A render waits for a bake within
+   * its deadline; one that cannot (the bake would outlast it) answers unavailable with a Retry-After the
+   * gateway passes on as 503, while the bake goes on and lands in the cache: the retry is a plain
+   * composite (docs/spins.md, "Waiting for a bake").
+   */
+  private async frameShot(
+    set: AssetSetMeta,
+    spin: { yaw: number; bakeWidth: ReturnType<typeof spinBakeWidth> },
+    deadline: number,
+    signal: AbortSignal,
+    tenant: string | undefined,
+  ): Promise<{ set: ShotSet; view: ViewMeta }> {
+    const baker = this.deps.spin.baker;
+    const frame = baker.frame(set, spin.yaw, spin.bakeWidth, { tenant });
+    frame.catch(() => {});
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort = () => {};
+    const giveUp = new Promise<never>((_, reject) => {
+      if (Number.isFinite(deadline)) {
+        // leave room to composite and answer before the caller's deadline
+        timer = setTimeout(
+          () => reject(new ServiceError('unavailable', 'The spin frame is being prepared, retry shortly', { headers: { 'Retry-After': String(baker.retryAfterSeconds()) } })),
+          Math.max(0, deadline - Date.now() - FRAME_ANSWER_MARGIN_MS),
+        );
+      }
+      onAbort = () => reject(new ServiceError('unavailable', 'The render was cancelled'));
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    giveUp.catch(() => {});
+    try {
+      const view = await Promise.race([frame, giveUp]);
+      return { set: baker.frameSet(set, spin.bakeWidth), view };
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
   async describe(id: string) {
     const set = await this.deps.store.getSet(id);
     return set;
@@ -234,6 +313,11 @@ export class RenderService {
     return Object.fromEntries(ids.map((v, i) => [v, found[i]!]));
   }
 
+  /** Every yaw's frame geometry (1600×900 pixels) of a set with a 3D source, for DescribeSet; null without one. */
+  spinGeometry(set: AssetSetMeta) {
+    return this.deps.spin.geometry.frames(set);
+  }
+
   cacheStats() {
     return { renders: this.cache.stats(), layers: this.deps.store.stats() };
   }
@@ -242,6 +326,9 @@ export class RenderService {
     this.cache.clear();
   }
 }
+
+/** What a render waiting for a frame bake keeps of its deadline to composite, encode and send the picture. */
+const FRAME_ANSWER_MARGIN_MS = 1000;
 
 /** A strong validator for the picture a render key names (sha256, 32 base64url characters, quoted). */
 function etagOfKey(key: string): string {

@@ -13,6 +13,8 @@ import { renderHandlers } from './grpc/handlers.ts';
 import { RenderQueue } from './render-queue.ts';
 import { RenderService } from './render-service.ts';
 import { instrumentRenderer } from './metrics.ts';
+import { SpinFrameBaker } from './spin/frame-baker.ts';
+import { SpinGeometry } from './spin/spin-geometry.ts';
 import { warmUp, warmUpGrpc } from './warm-up.ts';
 import type { Registry } from 'prom-client';
 
@@ -34,6 +36,7 @@ export interface RendererInternals {
   backendReport: BackendReport;
   queue: RenderQueue;
   levelFiles: LevelFiles | null;
+  spin: SpinFrameBaker;
 }
 
 /**
@@ -64,17 +67,20 @@ export async function startRendererServer(opts: {
   });
   store.useCpuLevelExtras(backend.cpuLevelExtras);
   store.onEvict = (key) => backend.forget?.(key);
+  // the frame-baker child is forked with the first frame to bake, not here
+  const spin = new SpinFrameBaker({ framesDir: config.spin.framesDir, supersample: config.spin.supersample, queueMax: config.spin.queueMax, logger });
   const service = new RenderService({
     store,
     backend,
     queue,
     renderCacheBytes: config.cacheBytes - layerBytes,
     logger,
+    spin: { baker: spin, geometry: new SpinGeometry() },
   });
   // before the port opens (the gateway's embedded mode waits for it; a readiness probe waits for SERVING
   // below), and before the metrics wrap the service, so the warm-up's renders are not counted as customers'
   const warm = config.warmUp ? await warmUp({ service, store, sets: loaded, logger }) : null;
-  opts.onInternals?.({ service, store, backend, backendReport, queue, levelFiles });
+  opts.onInternals?.({ service, store, backend, backendReport, queue, levelFiles, spin });
 
   let draining = false;
   const server = new grpc.Server({
@@ -100,11 +106,11 @@ export async function startRendererServer(opts: {
   );
   if (warm?.request) await warmUpGrpc({ host: config.host, port, request: warm.request, logger });
   // after the warm-up, whose renders are not customers'
-  const metrics = instrumentRenderer({ service, queue, backend, backendReport, levelFiles });
+  const metrics = instrumentRenderer({ service, queue, backend, backendReport, levelFiles, spin });
   health.setStatus('', 'SERVING');
   health.setStatus(RENDER_SERVICE_NAME, 'SERVING');
   logger.info(
-    { port, host: config.host, backend: backend.name, workers: config.workers, queueMax: config.queueMax, assets: config.assetsDir },
+    { port, host: config.host, backend: backend.name, workers: config.workers, queueMax: config.queueMax, assets: config.assetsDir, spinFrames: config.spin.framesDir },
     'renderer listening',
   );
 
@@ -117,6 +123,9 @@ export async function startRendererServer(opts: {
         draining = true;
         health.setStatus('', 'NOT_SERVING');
         health.setStatus(RENDER_SERVICE_NAME, 'NOT_SERVING');
+        // frame bakes are abandoned, not drained (seconds each on lavapipe): renders waiting for one fail
+        // with unavailable and are retried on another renderer; the frame cache holds whole frames only
+        const bakerClosed = spin.close();
         // finish the renders in flight, then stop accepting calls and let open streams end
         const idle = service.whenIdle();
         const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), graceMs).unref());
@@ -126,6 +135,7 @@ export async function startRendererServer(opts: {
           logger.warn({ active: service.active }, 'grace period over, closing open calls');
           server.forceShutdown();
         }
+        await bakerClosed;
         await backend.close();
         // level files being written are finished (a few ms each), not left as temporary files
         const written = levelFiles?.idle();

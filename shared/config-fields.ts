@@ -135,6 +135,17 @@ function fail(err: z.ZodError): never {
 }
 
 
+/**
+ * The spin frame cache's folder (docs/spins.md), one rule for the renderer, which bakes into it, and the
+ * studio's pre-bake, which fills it: SPIN_FRAMES_DIR, else beside the level files (LEVEL_CACHE_DIR), else
+ * in the temporary directory.
+ */
+export function spinFramesDir(e: { SPIN_FRAMES_DIR?: string; LEVEL_CACHE_DIR?: string }): string {
+  if (e.SPIN_FRAMES_DIR) return path.resolve(e.SPIN_FRAMES_DIR);
+  if (e.LEVEL_CACHE_DIR) return path.resolve(e.LEVEL_CACHE_DIR, 'spin-frames');
+  return path.join(os.tmpdir(), 'vehicle-spin-frames');
+}
+
 /** Parses the environment with a process's schema: its typed configuration, or a ConfigError naming every bad variable. */
 export function parseConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.output<S> {
   const parsed = schema.safeParse(env);

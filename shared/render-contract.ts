@@ -71,6 +71,12 @@ export interface RenderHeader {
 export const ORG_METADATA_KEY = 'x-org-id';
 /** gRPC metadata carrying the gateway's request id into the renderer's log. */
 export const REQUEST_ID_METADATA_KEY = 'x-request-id';
+/**
+ * Trailing metadata of an UNAVAILABLE that is not an outage: seconds after which to ask again (a spin
+ * frame still being baked). The client turns it into the error's Retry-After; the gateway's pool does
+ * not fail over on it, and the gateway answers 503 with that Retry-After.
+ */
+export const RETRY_AFTER_METADATA_KEY = 'x-retry-after-s';
 
 export interface RenderCallOptions {
   deadlineMs: number;
@@ -199,9 +205,16 @@ export function toServiceError(e: unknown): ServiceError {
     const code = codeFromGrpcStatus(err.code);
     // the renderer's messages are public (they never carry internals); transport ones are replaced
     const message = code === 'bad_request' || code === 'not_found' ? err.details || undefined : undefined;
-    return new ServiceError(code, message, { cause: e, detail: err.details });
+    const retry = code === 'unavailable' ? retryAfterOf(err.metadata) : null;
+    return new ServiceError(code, message, { cause: e, detail: err.details, ...(retry ? { headers: { 'Retry-After': retry } } : {}) });
   }
   return new ServiceError('internal', undefined, { cause: e });
+}
+
+/** The renderer's retry hint (RETRY_AFTER_METADATA_KEY), whole seconds 1..3600; null when absent or not one. */
+function retryAfterOf(md: grpc.Metadata | undefined): string | null {
+  const v = md?.get(RETRY_AFTER_METADATA_KEY)[0];
+  return typeof v === 'string' && /^[1-9]\d{0,3}$/.test(v) && Number(v) <= 3600 ? v : null;
 }
 
 /** The channel options of every connection to a renderer. */

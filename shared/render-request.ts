@@ -1,12 +1,13 @@
 import { ServiceError } from './errors.ts';
 import { BACKGROUNDS, FORMATS, WIDTH_MAX, WIDTH_MIN, normalisePlate, transparentFormatError, type Background, type ImageFormat } from './render-options.ts';
 import { DEFAULT_FRAMING_OPTIONS, MARGIN_MAX, canonicalFraming, framingError, isAspect, isFraming, type FramingOptions } from './framing.ts';
-import { isViewId, type ViewId } from './views.ts';
+import { isShotId, type ShotId } from './spin.ts';
 
 /** One render as the gateway (or any internal service) asks the renderer for it. */
 export interface RenderRequest {
   assetSet: string;
-  view: ViewId;
+  /** One of the nine views, or a spin frame (`yaw-000` … `yaw-355`) of a set with a 3D source. */
+  view: ShotId;
   color: string; // '#RRGGBB'
   shadow: boolean;
   plate: string | null;
@@ -74,7 +75,7 @@ export function normaliseRenderRequest(r: {
   frame?: { framing?: string; margin?: number; aspect?: string };
 }): RenderRequest {
   if (!r.assetSet) throw new ServiceError('bad_request', 'asset_set is required');
-  if (!isViewId(r.view)) throw new ServiceError('not_found', `Unknown view ${JSON.stringify(r.view).slice(0, 40)}`);
+  if (!isShotId(r.view)) throw new ServiceError('not_found', `Unknown view ${JSON.stringify(r.view).slice(0, 40)}`);
   if (!COLOR_RE.test(r.color)) throw new ServiceError('bad_request', 'Invalid color: use #RRGGBB');
   if (r.format === null || !(FORMATS as readonly string[]).includes(r.format)) {
     throw new ServiceError('bad_request', 'Invalid format: use webp, png or jpeg');

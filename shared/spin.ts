@@ -97,3 +97,32 @@ export function parseSpinOptions(query: Record<string, unknown>): SpinOptions {
   const width = widthRaw === undefined ? SPIN_WIDTH_DEFAULT : Math.min(SPIN_WIDTH_MAX, Math.max(SPIN_WIDTH_MIN, parseWidth(widthRaw)));
   return { frames, width };
 }
+
+/**
+ * The widths a spin frame is shot at (the renderer on demand, the studio's pre-bake): a render composites
+ * the smallest at least as wide as it needs, so one frame cache serves every output width with a few
+ * shots of each frame rather than one per width.
+ */
+export const SPIN_BAKE_WIDTHS = [400, 800, 1600] as const;
+export type SpinBakeWidth = (typeof SPIN_BAKE_WIDTHS)[number];
+
+/** The bake width for a render that needs `width` pixels of the frame: the smallest at least as wide, 1600 at most. */
+export function spinBakeWidth(width: number): SpinBakeWidth {
+  for (const w of SPIN_BAKE_WIDTHS) if (w >= width) return w;
+  return SPIN_BAKE_WIDTHS[SPIN_BAKE_WIDTHS.length - 1]!;
+}
+
+/** A frame's height at a bake width: the geometry frame's 16:9 (every bake width gives a whole number). */
+export function spinBakeHeight(width: SpinBakeWidth): number {
+  return Math.round((width * SPIN_GEOMETRY_HEIGHT) / SPIN_GEOMETRY_WIDTH);
+}
+
+/**
+ * How a frame is shot, wherever it is: MSAA samples of each render (4, what lavapipe and every GPU
+ * offer) and the light layers' depth (8 bits through the sRGB curve, as the committed sets). The
+ * supersampling is each writer's setting (the renderer's SPIN_FRAME_SUPERSAMPLE, the studio's --supersample).
+ */
+export const SPIN_FRAME_SAMPLES = 4;
+/** Jittered renders per pass by default: with 4x MSAA the 16 samples a pixel the asset format asks. */
+export const SPIN_FRAME_SUPERSAMPLE_DEFAULT = 4;
+export const SPIN_FRAME_LIGHT_DEPTH = 8;

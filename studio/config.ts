@@ -1,11 +1,14 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { APP_ROOT, optionalString, parseConfig } from '../shared/config-fields.ts';
+import { APP_ROOT, optionalString, parseConfig, spinFramesDir } from '../shared/config-fields.ts';
 
-/** The studio CLI's environment, read once: where asset sets live (ASSETS_DIR, as the gateway and the renderer read it). */
+/**
+ * The studio CLI's environment, read once: where asset sets live (ASSETS_DIR, as the gateway and the
+ * renderer read it) and the renderer's spin frame cache the pre-bake fills (SPIN_FRAMES_DIR, LEVEL_CACHE_DIR).
+ */
 const studioSchema = z
-  .object({ ASSETS_DIR: optionalString })
-  .transform((e) => ({ assetsDir: path.resolve(e.ASSETS_DIR ?? path.join(APP_ROOT, 'assets')) }));
+  .object({ ASSETS_DIR: optionalString, SPIN_FRAMES_DIR: optionalString, LEVEL_CACHE_DIR: optionalString })
+  .transform((e) => ({ assetsDir: path.resolve(e.ASSETS_DIR ?? path.join(APP_ROOT, 'assets')), spinFramesDir: spinFramesDir(e) }));
 
 export type StudioConfig = z.output<typeof studioSchema>;
 

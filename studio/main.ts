@@ -4,7 +4,9 @@
  *   bake [gltf]     procedural sets, or one glTF model (`npm run bake` is `studio bake`)
  *   split, import   a photographed set into format 2; any set into ASSETS_DIR
  *   recalibrate     re-fit the calibration of sets after a model change
+ *   attach-source   keep a glTF set's model with it (for spins) without baking its views again
  *   contact-sheet   the nine views in several colours (`npm run contact-sheet`)
+ *   spin            shoot a spin's frames into the renderer's frame cache ahead of time
  *   demo-catalog    regenerate assets/demo-catalog.json
  */
 import fs from 'node:fs';
@@ -17,6 +19,8 @@ import { contactSheetCommand } from './contact-sheet.ts';
 import { importSet } from './import-set.ts';
 import { splitPhotographedSet } from './photo/split.ts';
 import { recalibrateSet } from './recalibrate.ts';
+import { attachSource } from './attach-source.ts';
+import { spinCommand } from './spin-command.ts';
 import { ConfigError } from '../shared/config-fields.ts';
 import { loadStudioConfig } from './config.ts';
 
@@ -95,7 +99,33 @@ program
     }
   });
 
+program
+  .command('attach-source <set-dir>')
+  .description(
+    "keep the glTF model (and role map) a set was baked from with it (source/, set.json source.spin), for spins, " +
+      'without baking its views again; refused unless the model is the one the set was baked from',
+  )
+  .requiredOption('--model <file>', 'the model the set was baked from (.glb, or .gltf with its files)')
+  .option('--map <roles.json>', 'the role map it was baked with')
+  .option('--samples <n>', 'MSAA samples the set was baked with', '4')
+  .option('--supersample <n>', 'jittered renders per pass the set was baked with (default: the baker\'s)')
+  .action(async (dir: string, o: { model: string; map?: string; samples: string; supersample?: string }) => {
+    try {
+      const r = await attachSource(path.resolve(dir), {
+        model: o.model,
+        map: o.map,
+        samples: Number(o.samples),
+        supersample: o.supersample === undefined ? undefined : Number(o.supersample),
+      });
+      console.log(`${dir}: source kept (${r.how}); outline ${r.outline} points, revision ${r.revision}`);
+    } catch (e) {
+      fail((e as Error).message);
+    }
+  });
+
 program.addCommand(contactSheetCommand());
+
+program.addCommand(spinCommand());
 
 program
   .command('demo-catalog')

@@ -17,6 +17,7 @@ export interface LocalRenderer {
 /** The renderer's own settings (renderer/config.ts, loadRendererConfig) and what its libraries read. */
 const RENDERER_VARS = new Set([
   'RENDER_BACKEND', 'ASSETS_DIR', 'RENDER_CACHE_MB', 'RENDER_WORKERS', 'RENDER_QUEUE_MAX', 'LEVEL_CACHE_DIR', 'LEVEL_CACHE_MB', 'RENDERER_GRACE_MS', 'RENDER_WARMUP',
+  'SPIN_FRAMES_DIR', 'SPIN_FRAME_SUPERSAMPLE', 'SPIN_QUEUE_MAX',
   'RENDERER_METRICS_PORT', 'RENDERER_METRICS_HOST', 'LOG_LEVEL',
   // the process itself: paths, locale, time zone, temp dirs, Node's own options
   'PATH', 'HOME', 'USER', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR', 'TMP', 'TEMP', 'NODE_ENV', 'NODE_OPTIONS', 'NODE_PATH',

@@ -120,7 +120,8 @@ export function createRendererClient(opts: { addresses: string; logger?: Logger;
       } catch (e) {
         const se = toServiceError(e);
         lastErr = se;
-        if (se.code === 'unavailable' && !signal?.aborted) {
+        // an UNAVAILABLE with the renderer's retry hint (a spin frame being baked there) is an answer, not an outage
+        if (se.code === 'unavailable' && !signal?.aborted && !se.headers?.['Retry-After']) {
           markDown(c, se.message);
           tried.add(c);
           // the address going down is logged once (markDown); each retry only at debug level

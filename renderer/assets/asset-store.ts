@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import type { Logger } from '../../shared/logger.ts';
 import { ServiceError } from '../../shared/errors.ts';
 import { WIDTH_MIN } from '../../shared/render-options.ts';
-import type { ViewId } from '../../shared/views.ts';
+import type { ShotId } from '../../shared/spin.ts';
 import { layerPath } from '../../shared/asset-format/layer-files.ts';
 import { readSetMeta, type AssetSetMeta, type ViewMeta } from '../../shared/asset-format/read-set.ts';
 import { isSetId } from '../../shared/asset-format/set-id.ts';
@@ -30,6 +30,19 @@ export interface AssetStoreOptions {
   shadowedBase?: boolean;
   /** Built levels kept on disk (LEVEL_CACHE_DIR): read before a level is built, written after; null: none. */
   levelFiles?: LevelFiles | null;
+}
+
+/**
+ * What the store makes levels of: an asset set (its nine views), or the frames of a spin at one bake
+ * width (renderer/spin/frame-baker.ts FrameSet: the frame cache's folder, its shots keyed by frame id).
+ */
+export interface ShotSet {
+  id: string;
+  revision: string;
+  dir: string;
+  neutral: AssetSetMeta['neutral'];
+  backdrop: AssetSetMeta['backdrop'];
+  views: Partial<Record<ShotId, ViewMeta>>;
 }
 
 interface SetEntry {
@@ -177,7 +190,7 @@ export class AssetStore {
     return entry.meta;
   }
 
-  view(set: AssetSetMeta, view: ViewId): ViewMeta {
+  view(set: ShotSet, view: ShotId): ViewMeta {
     const v = set.views[view];
     if (!v) throw new ServiceError('not_found', `Asset set ${set.id} has no view ${view}`);
     return v;
@@ -223,7 +236,7 @@ export class AssetStore {
     while (this.tables.size > 0) await Promise.all([...this.tables]);
   }
 
-  private level(set: AssetSetMeta, viewId: ViewId, footprint: number): Promise<Layers> {
+  private level(set: ShotSet, viewId: ShotId, footprint: number): Promise<Layers> {
     const v = this.view(set, viewId);
     const key = `${set.id}@${set.revision}/${viewId}/F${footprint}`;
     // only where a level is not in memory: a render's lookup makes none of this
@@ -295,7 +308,7 @@ export class AssetStore {
    * A width that is a level's (400, 600, 800, 1200, 1600, 2400 of a 2400 px view) gets a level of
    * exactly the output size, and the render needs no resize.
    */
-  levelFor(set: AssetSetMeta, viewId: ViewId, width: number): Promise<Layers> {
+  levelFor(set: ShotSet, viewId: ShotId, width: number): Promise<Layers> {
     const v = this.view(set, viewId);
     const ladder = levelLadder(v.width, v.height);
     let k = 0;

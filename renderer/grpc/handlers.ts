@@ -2,9 +2,10 @@ import type { BackendReport } from '../backends/select.ts';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../shared/logger.ts';
 import { ServiceError, toServiceError } from '../../shared/errors.ts';
-import { ORG_METADATA_KEY, RENDER_CHUNK_BYTES, REQUEST_ID_METADATA_KEY } from '../../shared/render-contract.ts';
+import { ORG_METADATA_KEY, RENDER_CHUNK_BYTES, REQUEST_ID_METADATA_KEY, RETRY_AFTER_METADATA_KEY } from '../../shared/render-contract.ts';
 import { backgroundFromProto, formatFromProto, framingFromProto } from '../../shared/render-request.ts';
 import type { RenderService } from '../render-service.ts';
+import { SPIN_GEOMETRY_HEIGHT, SPIN_GEOMETRY_WIDTH } from '../../shared/spin.ts';
 
 interface WireRenderRequest {
   asset_set: string;
@@ -23,7 +24,12 @@ interface WireRenderRequest {
 }
 
 function grpcError(e: ServiceError): Partial<grpc.StatusObject> {
-  return { code: e.grpcStatus, details: e.message };
+  const retry = e.code === 'unavailable' ? e.headers?.['Retry-After'] : undefined;
+  if (!retry) return { code: e.grpcStatus, details: e.message };
+  // a frame still being baked: when to ask again travels as trailing metadata (render-contract.ts)
+  const metadata = new grpc.Metadata();
+  metadata.set(RETRY_AFTER_METADATA_KEY, retry);
+  return { code: e.grpcStatus, details: e.message, metadata };
 }
 
 function deadlineOf(call: grpc.ServerWritableStream<unknown, unknown> | grpc.ServerUnaryCall<unknown, unknown>): number {
@@ -147,7 +153,26 @@ export function renderHandlers(deps: { service: RenderService; logger: Logger; i
             ...(g ? { vehicle_box: g.box, ground_y: g.groundY } : {}),
           };
         }
-        callback(null, { id: set.id, revision: set.revision, views });
+        const spin = service.spinGeometry(set);
+        callback(null, {
+          id: set.id,
+          revision: set.revision,
+          views,
+          ...(spin
+            ? {
+                spin: {
+                  width: SPIN_GEOMETRY_WIDTH,
+                  height: SPIN_GEOMETRY_HEIGHT,
+                  frames: [...spin.values()].map((f) => ({
+                    yaw_degrees: f.yaw,
+                    vehicle_box: f.box,
+                    ground_y: f.groundY,
+                    plate_quad: f.plateQuad ? f.plateQuad.map(([x, y]) => ({ x, y })) : [],
+                  })),
+                },
+              }
+            : {}),
+        });
       } catch (e) {
         callback(grpcError(toServiceError(e)));
       }

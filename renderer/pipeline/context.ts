@@ -1,8 +1,8 @@
 import { ServiceError } from '../../shared/errors.ts';
 import type { RenderRequest } from '../../shared/render-request.ts';
-import type { AssetStore } from '../assets/asset-store.ts';
+import type { AssetStore, ShotSet } from '../assets/asset-store.ts';
 import type { Layers } from '../assets/layers.ts';
-import type { AssetSetMeta, ViewMeta } from '../../shared/asset-format/read-set.ts';
+import type { ViewMeta } from '../../shared/asset-format/read-set.ts';
 import type { Compositor, PlatePlacement, RgbImage } from '../backends/backend.ts';
 import type { Encoded } from '../encode/encode.ts';
 import type { FrameGeometry } from '../../shared/framing.ts';
@@ -10,7 +10,8 @@ import type { FrameGeometry } from '../../shared/framing.ts';
 /** What the steps share: the resolved request, its deadline, and each step's product. */
 export interface RenderContext {
   req: RenderRequest;
-  set: AssetSetMeta;
+  /** The asset set, or for a spin frame the frames at its bake width (renderer/spin/frame-baker.ts). */
+  set: ShotSet;
   view: ViewMeta;
   /** Epoch ms after which the render is abandoned; single flight pushes it out to the latest waiter's. */
   deadline: { at: number };

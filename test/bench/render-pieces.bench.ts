@@ -27,6 +27,7 @@ import { encodeImage, resizeKernel } from '../../renderer/encode/encode.ts';
 import type { RenderContext } from '../../renderer/pipeline/context.ts';
 import { runPipeline, STEPS } from '../../renderer/pipeline/pipeline.ts';
 import { RenderService } from '../../renderer/render-service.ts';
+import { SpinGeometry } from '../../renderer/spin/spin-geometry.ts';
 import { startRendererServer, type RendererInternals } from '../../renderer/server.ts';
 
 const args = process.argv.slice(2);
@@ -49,7 +50,7 @@ async function main() {
   const server = await startRendererServer({ config, logger, onInternals: (i) => (internals = i) });
   const it = internals! as RendererInternals;
   // the service as the renderer builds it, without the metrics wrapper the server puts on its own
-  const service = new RenderService({ store: it.store, backend: it.backend, queue: it.queue, renderCacheBytes: 512 * 1024 * 1024, logger });
+  const service = new RenderService({ store: it.store, backend: it.backend, queue: it.queue, renderCacheBytes: 512 * 1024 * 1024, logger, spin: { baker: it.spin, geometry: new SpinGeometry() } });
   const set = await it.store.getSet(SET);
   const view = set.views.front_left!;
   let seq = 0;

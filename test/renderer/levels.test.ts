@@ -212,7 +212,7 @@ describe('pre-scaled levels', () => {
     async function render(over: Partial<RenderRequest>): Promise<RenderContext> {
       const set = await store.getSet(SET);
       const req: RenderRequest = { assetSet: SET, view: 'front_left', color: '#1F4E8C', shadow: true, plate: 'B MW 1234', format: 'png', width: 1600, background: 'studio', ...over };
-      const ctx: RenderContext = { req, set, view: set.views[req.view]!, deadline: { at: Infinity }, timings: {} };
+      const ctx: RenderContext = { req, set, view: store.view(set, req.view), deadline: { at: Infinity }, timings: {} };
       await runPipeline(ctx, { store, backend: cpu });
       return ctx;
     }
