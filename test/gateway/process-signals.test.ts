@@ -234,6 +234,46 @@ describe('processes: SIGTERM drains and exits 0', function () {
     expect(output).to.contain('renderer stopped');
   });
 
+  it('node dist/renderer/main.js with a spin frame baking: SIGTERM abandons the bake, ends the compiled frame-baker child and exits 0', async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'signals-spin-'));
+    try {
+      const assets = path.join(tmp, 'assets');
+      fs.mkdirSync(assets);
+      const { makeSpinSet } = await import('../support/spin-set.ts');
+      const setId = path.basename(await makeSpinSet(assets));
+      const port = await freePort();
+      const child = spawn(process.execPath, [path.join(dist, 'renderer', 'main.js')], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH, RENDERER_PORT: String(port), RENDERER_HOST: '127.0.0.1', RENDERER_METRICS_PORT: 'off', RENDER_BACKEND: 'cpu', RENDER_WORKERS: '1', RENDER_CACHE_MB: '64', RENDER_WARMUP: 'false', ASSETS_DIR: assets, SPIN_FRAMES_DIR: path.join(tmp, 'frames'), LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      children.push(child);
+      let output = '';
+      child.stdout!.on('data', (d) => (output += d));
+      child.stderr!.on('data', (d) => (output += d));
+      await waitForOutput(child, /renderer listening/, 90_000);
+      const client = createRendererClient({ addresses: `127.0.0.1:${port}` });
+      // a 1600 px frame at 16 samples a pixel: seconds of lavapipe, still shooting when SIGTERM comes
+      const inflight = client
+        .render({ assetSet: setId, view: 'yaw-090', color: '#C41E3A', shadow: true, plate: null, format: 'png', width: 1600, background: 'studio' }, { deadlineMs: 120_000 })
+        .then(() => 'rendered', (e: { code?: string }) => e.code ?? 'failed');
+      await waitForOutput(child, /spin frame baker started/, 90_000);
+      const baker = descendants(child.pid!);
+      expect(baker, 'the frame-baker child').to.have.length(1);
+      child.kill('SIGTERM');
+      expect(await inflight).to.equal('unavailable');
+      client.close();
+      expect(await exited(child, 30_000)).to.deep.equal({ code: 0, signal: null });
+      expect(running(baker[0]!), 'no orphan frame baker').to.equal(false);
+      expect(output).to.not.contain('spin frame baked');
+      const frames = path.join(tmp, 'frames');
+      const written = fs.existsSync(frames) ? fs.readdirSync(frames, { recursive: true }).filter((f) => String(f).endsWith('frame.json')) : [];
+      expect(written, 'no frame written').to.deep.equal([]);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
   it('node dist/gateway/migrate-main.js (the migration Job) migrates DATABASE_URL and exits 0; refuses without it', async function () {
     const none = spawnSync(process.execPath, [path.join(dist, 'gateway', 'migrate-main.js')], { env: { PATH: process.env.PATH }, encoding: 'utf8' });
     expect(none.status).to.equal(1);
