@@ -93,6 +93,8 @@ export const MESSAGES = {
   banned: 'Organization access is disabled',
   categoryNotInContract: 'Contract does not include this vehicle category',
   formatNotInContract: (format: string) => `Format ${format} is not included in this contract`,
+  spinNotInContract: 'Spin is not included in this contract',
+  noSpin: 'No spin is available for this vehicle',
   rateLimited: 'Requests per minute exceeded for this key',
   quotaExceeded: 'Monthly request quota exceeded for this organization',
   notFound: 'The requested resource was not found',

@@ -13,6 +13,10 @@ export type Schemas = components['schemas'];
 export type ErrorCode = Schemas['Error']['error'];
 /** The image options every image call takes (spec section 4), typed from the OpenAPI document. */
 export type ImageQuery = NonNullable<operations['getVehicleImages']['parameters']['query']>;
+/** The spin call's options: `frames` (8, 12, 24, 36, 72), `width` (200..1600) and the image options. */
+export type SpinQuery = NonNullable<operations['getVehicleSpin']['parameters']['query']>;
+/** A spin answer: the vehicle, the options, the frames in order of yaw (each a signed URL and its layout), warnings. */
+export type Spin = Schemas['Spin'];
 
 /** An error answer of the service, or an answer the client could not read as one. */
 export class ApiError extends Error {
@@ -183,6 +187,12 @@ export function createClient(opts: ClientOptions) {
     /** Every published view of a vehicle (or `query.views`) in one counted call. */
     vehicleImages: (vehicleId: string, query: ImageQuery & { views?: string } = {}) =>
       unwrap(get('/v1/vehicles/{vehicle_id}/images', { params: { path: { vehicle_id: vehicleId }, query } })),
+    /**
+     * A turntable around a vehicle in one counted call: `frames` signed frame URLs in order of yaw (0 = the
+     * front view's camera, growing towards the vehicle's left side). Needs the contract's `spin` feature.
+     */
+    spin: (vehicleId: string, query: SpinQuery = {}) =>
+      unwrap(get('/v1/vehicles/{vehicle_id}/spin', { params: { path: { vehicle_id: vehicleId }, query } })),
     search: (q: string, limit?: number) => unwrap(get('/v1/search', { params: { query: limit === undefined ? { q } : { q, limit } } })),
     colors: () => unwrap(get('/v1/colors')),
     views: () => unwrap(get('/v1/views')),

@@ -252,7 +252,7 @@ export interface paths {
         };
         /**
          * Download a signed image (not a /v1 call, not counted)
-         * @description The `image_url` of an image answer. No key; the token is an HS256 JWT (issuer and audience checked, `kid` selects the signing key so keys can rotate, `exp` enforced) carrying the canonical render request. A matching `If-None-Match` answers 304 without rendering. Until a renderer is reachable the gateway answers 503 `unavailable`.
+         * @description The `image_url` of an image answer. No key; the token is an HS256 JWT (issuer and audience checked, `kid` selects the signing key so keys can rotate, `exp` enforced) carrying the canonical render request. A matching `If-None-Match` answers 304 without rendering. Until a renderer is reachable the gateway answers 503 `unavailable`. A spin frame's URL (GET /v1/vehicles/{vehicle_id}/spin) is downloaded the same way; its grant also needs the contract's `spin` feature (403), and a frame not shot yet is shot first (it may answer 503 with Retry-After while it is).
          */
         get: operations["downloadImage"];
         put?: never;
@@ -819,6 +819,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/vehicles/{vehicle_id}/spin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Signed frames of a turntable around a vehicle (spin)
+         * @description One call, counted once (kind `spin`), answers `frames` signed image URLs of the vehicle turning in place: a studio shot every 360/`frames` degrees of yaw from its set's 3D source, with one set of options (docs/api.md, "Spins"). Yaw 0 is the front view's camera; it grows as the camera turns towards the vehicle's left side, so side_left is at 90. A contract feature: the contract must include `spin`. Rules, in order: 1) options (400: `frames` one of 8, 12, 24, 36, 72; `width` an integer, clamped into 200..1600; the others as on the image call, same messages); 2) format not in the contract (403); 3) the contract without `spin` (403 "Spin is not included in this contract"); 4) vehicle unknown or unpublished (404); 5) vehicle category not in the contract (403); 6) the vehicle's set has no 3D source (404 "No spin is available for this vehicle"); 503 `unavailable` with Retry-After while no renderer can tell. Every frame can be drawn on a transparent background and with `framing=fit`. The plate is drawn on the frames that show one; PLATE_UNMAPPED only when none does. Each `image_url` is a normal signed download URL (not counted) whose grant also needs the contract's `spin` feature.
+         */
+        get: operations["getVehicleSpin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     event: {
@@ -1020,6 +1040,7 @@ export interface components {
             /**
              * @example This view has no studio shadow; the image is rendered without one
              * @example This view shows no licence plate; the plate text is not drawn
+             * @example No frame of this spin shows a licence plate; the plate text is not drawn
              */
             message: string;
         };
@@ -1103,6 +1124,8 @@ export interface components {
                 rpm_limit: number;
                 /** @description Requests per UTC month for the organization. */
                 monthly_quota: number;
+                /** @description The contract's features; empty when it has none. */
+                features: components["schemas"]["ContractFeature"][];
             };
             usage: {
                 /** @description Current UTC month. */
@@ -1174,6 +1197,13 @@ export interface components {
              *     ]
              */
             allowed_origins?: string[];
+            /**
+             * @description Optional (additive to DESIGN.md): the features the contract includes, by name (`spin`). Absent: the current list is kept (a new contract: none); `[]` removes them all. An unknown name is 400 "Unknown features: <names> (known: spin)".
+             * @example [
+             *       "spin"
+             *     ]
+             */
+            features?: string[];
         };
         Contract: {
             organization_id: string;
@@ -1188,6 +1218,8 @@ export interface components {
             updated_at: string;
             /** @description Browser origins (`scheme://host[:port]`) whose pages may call `/v1` with this organisation's keys (CORS). Empty: only the gateway's `CORS_ALLOWED_ORIGINS`. */
             allowed_origins: string[];
+            /** @description The contract's features, always a list (empty: none). */
+            features: components["schemas"]["ContractFeature"][];
         };
         KeyInput: {
             /** @description 1 to 200 characters after trimming; no control characters (C0, DEL, C1), bidirectional embedding, override or isolate characters, or unpaired surrogates (400 "Invalid name: it must not contain control or text-direction characters"). */
@@ -1332,10 +1364,10 @@ export interface components {
                 prefix: string | null;
                 requests: number;
             }[];
-            /** @description Calls per kind, every kind listed: `catalog` (makes … views listings, reference calls, unknown paths), `search`, `image` (image JSON), `batch` (`/v1/vehicles/{vehicle_id}/images`), `account` (`/v1/me`, `/v1/usage`). */
+            /** @description Calls per kind, every kind listed: `catalog` (makes … views listings, reference calls, unknown paths), `search`, `image` (image JSON), `batch` (`/v1/vehicles/{vehicle_id}/images`), `spin` (`/v1/vehicles/{vehicle_id}/spin`), `account` (`/v1/me`, `/v1/usage`). */
             by_kind: {
                 /** @enum {string} */
-                kind: "catalog" | "search" | "image" | "batch" | "account";
+                kind: "catalog" | "search" | "image" | "batch" | "spin" | "account";
                 requests: number;
             }[];
         };
@@ -1447,6 +1479,69 @@ export interface components {
             ground_y: number | null;
             /** @description The plate's four corners `[x, y]`, clockwise from top-left; null where no plate is drawn (no `plate`, or the view shows none). */
             plate_quad: number[][] | null;
+        };
+        /**
+         * @description A call sold apart from the image calls: `spin` for GET /v1/vehicles/{vehicle_id}/spin (docs/api.md, "Contract features").
+         * @enum {string}
+         */
+        ContractFeature: "spin";
+        SpinOptions: {
+            /** @description Resolved colour: upper-case hex, 6 digits, leading `#`. */
+            color: string;
+            /** @description The named colour when a name was passed or `color` was omitted (default `white`); null for a custom hex. */
+            color_name: components["schemas"]["ColorName"] | null;
+            /** @description As requested (default true). Spin frames are shot with the studio shadow. */
+            shadow: boolean;
+            /** @description The plate text exactly as requested (the image draws it upper-cased with spaces collapsed). Present only when `plate` was supplied. */
+            plate?: string;
+            format: components["schemas"]["ImageFormat"];
+            /** @description After clamping into 200..1600. */
+            width: number;
+            /**
+             * @description Present only when `background` was supplied: as requested, lower-cased. `transparent`: the car and its studio shadow (as partial opacity) on an empty canvas; webp and png only.
+             * @enum {string}
+             */
+            background?: "studio" | "transparent";
+            /**
+             * @description Present only when `framing` was supplied: as requested, lower-cased.
+             * @enum {string}
+             */
+            framing?: "studio" | "fit";
+            /** @description Present only when `margin` was supplied. */
+            margin?: number;
+            /**
+             * @description Present only when `aspect` was supplied.
+             * @enum {string}
+             */
+            aspect?: "16:9" | "3:2" | "4:3" | "1:1" | "2:1";
+            /** @enum {integer} */
+            frames: 8 | 12 | 24 | 36 | 72;
+        };
+        SpinFrame: {
+            /** @description 0 for the first frame (yaw 0), in order of yaw. */
+            index: number;
+            /** @description The camera's angle around the vehicle: 0 is the front view's camera; it grows as the camera turns towards the vehicle's left side (90 shows the left side like side_left, 180 the rear, 270 the right side). */
+            yaw_degrees: number;
+            /**
+             * Format: uri
+             * @description A signed, expiring download URL like the image call's (GET /images/{token}.{ext}; not counted). Its picture is shot on demand the first time: a cold frame may be answered 503 with Retry-After while it is shot.
+             */
+            image_url: string;
+            /** @description Where the vehicle, its ground line and its plate are in this frame (output pixels; `plate_quad` null where the frame shows no plate or none was asked); null when the frame's geometry is unknown. */
+            layout: components["schemas"]["Layout"] | null;
+        };
+        Spin: {
+            vehicle: components["schemas"]["Vehicle"];
+            options: components["schemas"]["SpinOptions"];
+            /** @description `frames` frames in order of yaw, evenly spaced from 0. */
+            frames: components["schemas"]["SpinFrame"][];
+            /**
+             * Format: date-time
+             * @description When the frames' URLs expire (all expire together).
+             */
+            expires_at: string;
+            /** @description PLATE_UNMAPPED when `plate` was given and none of the frames shows a plate. */
+            warnings: components["schemas"]["Warning"][];
         };
     };
     responses: {
@@ -1827,6 +1922,71 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Invalid options (the image call's rules and messages; `frames` and `width` the spin's own). Counted. */
+        SpinBadRequest: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                Vary: components["headers"]["Vary"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description As for every `/v1` call (no active contract, a banned member; not counted), or, for an admitted and counted request: the format is not in the contract's `allowed_formats`, the contract does not include the `spin` feature, or the vehicle's category is not in the contract (carrying the rate-limit headers). */
+        SpinForbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit-IfCounted"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy-IfCounted"];
+                Vary: components["headers"]["Vary"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The vehicle is unknown or unpublished, or its asset set has no 3D source to shoot frames from. Counted. */
+        SpinNotFound: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                Vary: components["headers"]["Vary"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No renderer can be reached to tell whether the vehicle's set has a spin (or the database cannot be reached). Counted when admitted. */
+        SpinUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                Vary: components["headers"]["Vary"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                RateLimit: components["headers"]["RateLimit-IfCounted"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy-IfCounted"];
+                /**
+                 * @description Seconds to wait (5).
+                 * @example 5
+                 */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /**
@@ -1933,6 +2093,16 @@ export interface components {
         margin: number;
         /** @description The output's aspect ratio: the height is `round(width / aspect)`. Other values: 400. */
         aspect: "16:9" | "3:2" | "4:3" | "1:1" | "2:1";
+        /**
+         * @description How many frames, evenly spaced from yaw 0: 8, 12, 24, 36 or 72 (anything else is 400 "Invalid frames: use 8, 12, 24, 36, 72").
+         * @example 12
+         */
+        frames: 8 | 12 | 24 | 36 | 72;
+        /**
+         * @description Pixels of each frame. The image call's integer rule (anything but `^[+-]?\d+$` is 400 "Invalid width: must be an integer number of pixels"), the spin's range: clamped into 200..1600, never rejected for its size.
+         * @example 400
+         */
+        spin_width: number;
     };
     requestBodies: never;
     headers: {
@@ -3993,6 +4163,78 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["AdminTooManyRequests"];
             500: components["responses"]["Internal"];
+        };
+    };
+    getVehicleSpin: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many frames, evenly spaced from yaw 0: 8, 12, 24, 36 or 72 (anything else is 400 "Invalid frames: use 8, 12, 24, 36, 72").
+                 * @example 12
+                 */
+                frames?: components["parameters"]["frames"];
+                /**
+                 * @description A named colour (case-insensitive: red, blue, green, white, black, silver, yellow, orange) or a hex value of 3 or 6 digits with or without a leading `#` (send `#` as `%23`). Invalid: 400.
+                 * @example red
+                 */
+                color?: components["parameters"]["color"];
+                /** @description Studio shadow, a boolean-like value: `true`, `1`, `false` or `0` (case-insensitive, so `TRUE` too). A client may send a boolean (serialised as `true`/`false`). Anything else, the empty value included, is 400. */
+                shadow?: components["parameters"]["shadow"];
+                /**
+                 * @description EU-style registration text drawn on the view's plate quad. Normalised (Unicode NFC, leading and trailing spaces removed, runs of spaces collapsed to one) and checked before upper-casing: 1 to 12 characters of A–Z, Ä, Ö, Ü (either case), digits, spaces and hyphens, starting with a letter or digit; a tab, a line break, another Unicode space or a letter that only upper-cases into A–Z (ß, ı, ſ) is refused. Then upper-cased (`^[A-Z0-9ÄÖÜ][A-Z0-9ÄÖÜ -]*$`). Otherwise 400. `options.plate` echoes the text as requested. On a view without a plate quad the plate is not drawn and a PLATE_UNMAPPED warning is added.
+                 * @example AB 123
+                 */
+                plate?: components["parameters"]["plate"];
+                /** @description `webp`, `png` or `jpeg` (case-insensitive; `jpg` is not accepted). Invalid: 400; valid but not in the contract's `allowed_formats`: 403. */
+                format?: components["parameters"]["format"];
+                /**
+                 * @description Pixels of each frame. The image call's integer rule (anything but `^[+-]?\d+$` is 400 "Invalid width: must be an integer number of pixels"), the spin's range: clamped into 200..1600, never rejected for its size.
+                 * @example 400
+                 */
+                width?: components["parameters"]["spin_width"];
+                /** @description `studio` (default): the studio backdrop of the shot. `transparent`: the car and its shadow on a transparent canvas (straight alpha; the shadow is partial opacity, glass lets the page show through). Only with `format` webp or png (jpeg answers 400 `bad_request`), and only for views whose asset set carries a coverage layer (else 400 `bad_request`). Part of the signed URL, the cache key and the ETag. */
+                background?: components["parameters"]["background"];
+                /** @description `studio` (default): the whole studio shot inside the frame (at the default aspect, 16:9, exactly the shot; at another aspect the shot is fitted inside the frame, centred, and the studio backdrop's gradient, or transparency, fills the rest). `fit`: the vehicle's bounding box (from the view's coverage layer) is scaled so that its limiting side fills the frame less twice the margin, centred horizontally, with its ground line on the bottom margin, so the ground line is at the same height in every view (`top_down`: centred vertically). `fit` needs a coverage layer (else 400). Case-insensitive. Part of the signed URL, the cache key and the ETag. */
+                framing?: components["parameters"]["framing"];
+                /** @description With `framing=fit`: the margin in percent of the output's width (left and right) and of its height (top and bottom). An integer 0..40, refused (400) otherwise; ignored by `studio` framing. */
+                margin?: components["parameters"]["margin"];
+                /** @description The output's aspect ratio: the height is `round(width / aspect)`. Other values: 400. */
+                aspect?: components["parameters"]["aspect"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Vehicle id, as catalog answers give it (`vehicle.id`, `variants[].vehicle_id`).
+                 * @example veh_Ks5ljWWY2M-wQQdJ
+                 */
+                vehicle_id: components["parameters"]["vehicle_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed frames, in order of yaw. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Spin"];
+                };
+            };
+            400: components["responses"]["SpinBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["SpinForbidden"];
+            404: components["responses"]["SpinNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["SpinUnavailable"];
         };
     };
     receiveEvent: {

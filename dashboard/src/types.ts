@@ -29,6 +29,8 @@ export interface Contract {
   allowed_formats: string[];
   rpm_limit: number;
   monthly_quota: number;
+  /** Calls sold apart, e.g. "spin". */
+  features: string[];
 }
 
 export interface ContractAnswer {
@@ -55,7 +57,7 @@ export interface CreatedKey {
   key: string;
 }
 
-export type UsageKind = 'catalog' | 'search' | 'image' | 'batch' | 'account';
+export type UsageKind = 'catalog' | 'search' | 'image' | 'batch' | 'spin' | 'account';
 
 export interface UsageAnswer {
   month: string;

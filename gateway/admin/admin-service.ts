@@ -9,6 +9,7 @@ import { randomId } from '../catalog/ids.ts';
 import type { Database } from '../db/database.ts';
 import type { Limiter } from '../limits/limiter.ts';
 import { appendEvent } from '../events/outbox.ts';
+import { CONTRACT_FEATURES, parseContractFeatures, type ContractFeature } from '../contract-features.ts';
 import { utcMonth } from '../limits/limiter.ts';
 
 export interface ContractInput {
@@ -19,11 +20,14 @@ export interface ContractInput {
   active: boolean;
   /** Browser origins allowed to call /v1 (CORS); absent: unchanged (a new contract: none). */
   allowed_origins?: string[];
+  /** Features by name (gateway/contract-features.ts); unknown names are refused. Absent: unchanged (a new contract: none). */
+  features?: string[];
 }
 
 export interface ContractDto extends ContractInput {
   organization_id: string;
   allowed_origins: string[];
+  features: ContractFeature[];
   updated_at: string;
 }
 
@@ -77,9 +81,9 @@ export class AdminService {
   async getContract(orgId: string): Promise<ContractDto | null> {
     const rows = await this.db.query<{
       allowed_formats: ImageFormat[]; rpm_limit: number; monthly_quota: number; active: boolean; updated_at: Date; categories: string[];
-      allowed_origins: string[];
+      allowed_origins: string[]; features: string[];
     }>(
-      `SELECT c.allowed_formats, c.rpm_limit, c.monthly_quota, c.active, c.updated_at, c.allowed_origins,
+      `SELECT c.allowed_formats, c.rpm_limit, c.monthly_quota, c.active, c.updated_at, c.allowed_origins, c.features,
               ARRAY(SELECT cat.slug FROM contract_categories cc JOIN categories cat ON cat.id = cc.category_id
                      WHERE cc.org_id = c.org_id ORDER BY cat.slug) AS categories
          FROM contracts c WHERE c.org_id = $1`,
@@ -95,6 +99,7 @@ export class AdminService {
       monthly_quota: r.monthly_quota,
       active: r.active,
       allowed_origins: r.allowed_origins,
+      features: CONTRACT_FEATURES.filter((f) => r.features.includes(f)),
       updated_at: r.updated_at.toISOString(),
     };
   }
@@ -105,15 +110,18 @@ export class AdminService {
     const cats = await this.db.query<{ id: string; slug: string; name: string }>('SELECT id, slug, name FROM categories WHERE slug = ANY($1::text[]) ORDER BY lower(name), name, slug', [slugs]);
     const unknown = slugs.filter((s) => !cats.some((c) => c.slug === s));
     if (unknown.length) throw new ServiceError('bad_request', `Unknown categories: ${unknown.join(', ')}`);
+    const features = input.features ? parseContractFeatures(input.features) : null;
     await this.db.transaction(async (tx) => {
-      await tx.query(
-        `INSERT INTO contracts (org_id, allowed_formats, rpm_limit, monthly_quota, active, allowed_origins, updated_at)
-         VALUES ($1, $2::text[], $3, $4, $5, COALESCE($6::text[], '{}'), now())
+      const [stored] = await tx.query<{ features: string[] }>(
+        `INSERT INTO contracts (org_id, allowed_formats, rpm_limit, monthly_quota, active, allowed_origins, features, updated_at)
+         VALUES ($1, $2::text[], $3, $4, $5, COALESCE($6::text[], '{}'), COALESCE($7::text[], '{}'), now())
          ON CONFLICT (org_id) DO UPDATE SET allowed_formats = EXCLUDED.allowed_formats, rpm_limit = EXCLUDED.rpm_limit,
            monthly_quota = EXCLUDED.monthly_quota, active = EXCLUDED.active,
-           allowed_origins = COALESCE($6::text[], contracts.allowed_origins), updated_at = now()`,
+           allowed_origins = COALESCE($6::text[], contracts.allowed_origins),
+           features = COALESCE($7::text[], contracts.features), updated_at = now()
+         RETURNING features`,
         [orgId, [...new Set(input.allowed_formats)], input.rpm_limit, input.monthly_quota, input.active,
-          input.allowed_origins ? [...new Set(input.allowed_origins)] : null],
+          input.allowed_origins ? [...new Set(input.allowed_origins)] : null, features],
       );
       await tx.query('DELETE FROM contract_categories WHERE org_id = $1', [orgId]);
       await tx.query(
@@ -127,6 +135,7 @@ export class AdminService {
         allowed_formats: [...new Set(input.allowed_formats)],
         rpm_limit: input.rpm_limit,
         monthly_quota: input.monthly_quota,
+        features: CONTRACT_FEATURES.filter((f) => stored!.features.includes(f)),
       });
     });
     this.eventWritten();

@@ -6,6 +6,7 @@ import { hashApiKey, isWellFormedApiKey } from './api-key-format.ts';
 import type { InvalidationBus } from './invalidation-bus.ts';
 import { findPrincipalByHashes, findPrincipalByKeyId, findPrincipalForOrg, isDashboardKeyId, type Principal } from './principal.ts';
 import type { ImageFormat } from '../../shared/render-options.ts';
+import { isFrameId } from '../../shared/spin.ts';
 
 /** What a signed image URL was granted for (gateway/signing/image-token.ts). */
 export interface DownloadGrant {
@@ -25,7 +26,8 @@ export interface Authenticator {
   /**
    * Re-checks the grant of a signed image URL through the same cache and invalidation as
    * `authenticate`: key not revoked (401), no member banned, contract active, format and category
-   * still allowed (403, the spec's messages), vehicle and view still published (404).
+   * still allowed (403, the spec's messages), vehicle and view still published (404). A spin frame
+   * (`view` a frame id) has no catalog view: its grant is the contract's `spin` feature instead (403).
    */
   authorizeDownload(grant: DownloadGrant): Promise<Principal>;
 }
@@ -122,10 +124,12 @@ export function createAuthenticator(opts: {
       if (p.banned) throw new ServiceError('forbidden', MESSAGES.banned);
       if (!p.contract || !p.contract.active) throw new ServiceError('forbidden', MESSAGES.noContract);
       if (!p.contract.allowedFormats.includes(g.format)) throw new ServiceError('forbidden', MESSAGES.formatNotInContract(g.format));
+      const frame = isFrameId(g.view);
+      if (frame && !p.contract.features.includes('spin')) throw new ServiceError('forbidden', MESSAGES.spinNotInContract);
       const v = await vehicleView(g.vehicle, g.view);
       // the messages of the /v1 calls that issued the URL (docs/api.md): the vehicle, then its view
       if (!v.vehiclePublished || v.categoryId === null) throw new ServiceError('not_found', 'Vehicle not found');
-      if (!v.viewPublished) throw new ServiceError('not_found', 'View not found');
+      if (!frame && !v.viewPublished) throw new ServiceError('not_found', 'View not found');
       if (!p.contract.categoryIds.includes(v.categoryId)) throw new ServiceError('forbidden', MESSAGES.categoryNotInContract);
       return p;
     },

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/database.ts';
 import type { ImageFormat } from '../../shared/render-options.ts';
+import type { ContractFeature } from '../contract-features.ts';
 
 /** Who is calling, resolved from an API key: the key, its organisation, and the contract. */
 export interface Principal {
@@ -19,6 +20,8 @@ export interface Contract {
   allowedFormats: ImageFormat[];
   rpmLimit: number;
   monthlyQuota: number;
+  /** Calls sold apart (gateway/contract-features.ts), e.g. spin. */
+  features: ContractFeature[];
 }
 
 interface PrincipalRow {
@@ -33,6 +36,7 @@ interface PrincipalRow {
   allowed_formats: ImageFormat[] | null;
   rpm_limit: number | null;
   monthly_quota: number | null;
+  features: ContractFeature[] | null;
   category_ids: string[];
 }
 
@@ -40,7 +44,7 @@ const PRINCIPAL_SQL = (where: string) =>
   `SELECT k.id AS key_id, k.name AS key_name, k.prefix, k.org_id, o.name AS org_name,
           k.revoked_at IS NOT NULL AS revoked,
           EXISTS (SELECT 1 FROM members m WHERE m.org_id = k.org_id AND m.banned) AS banned,
-          c.active, c.allowed_formats, c.rpm_limit, c.monthly_quota,
+          c.active, c.allowed_formats, c.rpm_limit, c.monthly_quota, c.features,
           ARRAY(SELECT cc.category_id FROM contract_categories cc WHERE cc.org_id = k.org_id ORDER BY 1) AS category_ids
      FROM api_keys k
      JOIN organizations o ON o.id = k.org_id
@@ -76,7 +80,7 @@ export async function findPrincipalForOrg(db: Queryable, orgId: string): Promise
   const rows = await db.query<PrincipalRow>(
     `SELECT $2::text AS key_id, NULL::text AS key_name, '' AS prefix, o.id AS org_id, o.name AS org_name, false AS revoked,
             EXISTS (SELECT 1 FROM members m WHERE m.org_id = o.id AND m.banned) AS banned,
-            c.active, c.allowed_formats, c.rpm_limit, c.monthly_quota,
+            c.active, c.allowed_formats, c.rpm_limit, c.monthly_quota, c.features,
             ARRAY(SELECT cc.category_id FROM contract_categories cc WHERE cc.org_id = o.id ORDER BY 1) AS category_ids
        FROM organizations o LEFT JOIN contracts c ON c.org_id = o.id
       WHERE o.id = $1`,
@@ -105,6 +109,7 @@ function toPrincipal(rows: PrincipalRow[]): Principal | null {
             allowedFormats: r.allowed_formats ?? [],
             rpmLimit: r.rpm_limit ?? 0,
             monthlyQuota: r.monthly_quota ?? 0,
+            features: r.features ?? [],
           },
   };
 }

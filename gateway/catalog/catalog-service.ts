@@ -297,11 +297,7 @@ export class CatalogService {
    * published (404 naming the first that is not, as the single image call would answer).
    */
   async resolveVehicleViews(p: Principal, vehicleId: string, viewIds: readonly ViewId[] | null): Promise<{ vehicle: VehicleRow; views: ViewRow[] }> {
-    const vehicle = await this.repo.findVehicleById(vehicleId);
-    if (!vehicle || !vehicle.published) throw notFound('Vehicle');
-    if (!categories(p).includes(vehicle.category_id)) {
-      throw new ServiceError('forbidden', MESSAGES.categoryNotInContract);
-    }
+    const vehicle = await this.publishedVehicle(p, vehicleId);
     const published = (await this.repo.listViews(vehicle.id)).filter((v) => v.published);
     if (viewIds === null) return { vehicle, views: published };
     const views = viewIds.map((id) => {
@@ -310,6 +306,27 @@ export class CatalogService {
       return row;
     });
     return { vehicle, views };
+  }
+
+  /**
+   * The spin call's target: a published vehicle by id (404), in the contract's categories (403), and
+   * the revision of its asset set as the catalog has it (from the vehicle's view rows of that set; null
+   * when it has none).
+   */
+  async resolveSpinTarget(p: Principal, vehicleId: string): Promise<{ vehicle: VehicleRow; revision: string | null }> {
+    const vehicle = await this.publishedVehicle(p, vehicleId);
+    const row = (await this.repo.listViews(vehicle.id)).find((v) => v.asset_set === vehicle.asset_set);
+    return { vehicle, revision: row?.asset_revision ?? null };
+  }
+
+  /** A published vehicle by id (404), in the contract's categories (403). */
+  private async publishedVehicle(p: Principal, vehicleId: string): Promise<VehicleRow> {
+    const vehicle = await this.repo.findVehicleById(vehicleId);
+    if (!vehicle || !vehicle.published) throw notFound('Vehicle');
+    if (!categories(p).includes(vehicle.category_id)) {
+      throw new ServiceError('forbidden', MESSAGES.categoryNotInContract);
+    }
+    return vehicle;
   }
 
   /** Decides whether `/{year}/{x}` names a variant or a view. Variant slugs never equal view ids. */

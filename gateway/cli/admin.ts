@@ -80,7 +80,7 @@ program.command('categories').description('list vehicle categories').action(asyn
 
 program
   .command('quickstart <name>')
-  .description('create an organisation with a contract on every category and format, and a key')
+  .description('create an organisation with a contract on every category, format and feature, and a key')
   .option('--rpm <n>', 'requests per minute', '600')
   .option('--quota <n>', 'monthly quota', '100000')
   .action(async (name: string, o: { rpm: string; quota: string }) => {
@@ -92,6 +92,7 @@ program
       rpm_limit: int(o.rpm),
       monthly_quota: int(o.quota),
       active: true,
+      features: ['spin'],
     });
     const key = (await call(g(), 'POST', `/organizations/${org.id}/keys`, { name: 'quickstart' })) as { id: string; key: string };
     print({ organization: org, key_id: key.id, key: key.key });
@@ -113,7 +114,8 @@ contract
   .requiredOption('--quota <n>', 'requests per UTC month for the organisation')
   .addOption(new Option('--inactive', 'store the contract as not active'))
   .option('--origins <list>', "comma-separated browser origins allowed to call /v1 (CORS); '' clears; absent: unchanged")
-  .action(async (org: string, o: { categories: string; formats: string; rpm: string; quota: string; inactive?: boolean; origins?: string }) =>
+  .option('--features <list>', "comma-separated contract features (spin); '' clears; absent: unchanged")
+  .action(async (org: string, o: { categories: string; formats: string; rpm: string; quota: string; inactive?: boolean; origins?: string; features?: string }) =>
     print(
       await call(g(), 'PUT', `/organizations/${org}/contract`, {
         categories: list(o.categories),
@@ -122,6 +124,7 @@ contract
         monthly_quota: int(o.quota),
         active: !o.inactive,
         ...(o.origins !== undefined ? { allowed_origins: list(o.origins) } : {}),
+        ...(o.features !== undefined ? { features: list(o.features) } : {}),
       }),
     ),
   );

@@ -35,6 +35,7 @@ import { dashboardRoutes, type DashboardOptions } from '../dashboard/routes.ts';
 import { recordAdmittedCalls } from '../usage/record-middleware.ts';
 import type { UsageRecorder } from '../usage/recorder.ts';
 import { vehicleImagesRoutes } from './routes/v1-vehicle-images.ts';
+import { spinRoutes } from './routes/v1-spin.ts';
 import { eventRoutes } from './routes/v1-events.ts';
 import type { WebhookEndpoints } from '../events/endpoints.ts';
 import { mcpRoutes } from '../mcp/http.ts';
@@ -193,6 +194,7 @@ export function buildApp(deps: AppDeps): Express {
   v1.use(referenceRoutes());
   v1.use(searchRoutes({ db: deps.db }));
   v1.use(vehicleImagesRoutes({ catalog, signer: deps.signer, publicBaseUrl: deps.publicBaseUrl, geometry }));
+  v1.use(spinRoutes({ catalog, signer: deps.signer, publicBaseUrl: deps.publicBaseUrl, geometry, logger: deps.logger }));
   v1.use(eventRoutes({ db: deps.db }));
   methodNotAllowed(v1); // a known path with another method: 405 with Allow
   v1.use(notFoundHandler); // an unknown /v1 path with a good key is a counted 404

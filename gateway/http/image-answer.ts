@@ -1,4 +1,4 @@
-import { ServiceError } from '../../shared/errors.ts';
+import { MESSAGES, ServiceError } from '../../shared/errors.ts';
 import type { ImageOptions } from '../../shared/render-options.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { VehicleRow, ViewRow } from '../catalog/catalog-repo.ts';
@@ -19,6 +19,13 @@ export interface ImageAnswer {
   warnings: Array<{ code: keyof typeof WARNINGS; message: string }>;
   /** Where the vehicle, its ground line and its plate are in the picture; null when the renderer could not be asked. */
   layout: Layout | null;
+}
+
+/** The format must be one the contract allows (403): the image, batch and spin calls' one check. */
+export function checkFormat(principal: Principal, opts: ImageOptions): void {
+  if (!principal.contract!.allowedFormats.includes(opts.format)) {
+    throw new ServiceError('forbidden', MESSAGES.formatNotInContract(opts.format));
+  }
 }
 
 /** The one place a view's transparency is checked against background=transparent (400). */
@@ -69,27 +76,32 @@ export function signedImageAnswer(
     org: principal.orgId,
     key: principal.keyId,
   });
-  const rawPlate = typeof query.plate === 'string' ? query.plate : undefined;
   return {
     view: view.view,
-    options: {
-      color: opts.color,
-      color_name: opts.colorName,
-      shadow: opts.shadow,
-      ...(rawPlate !== undefined ? { plate: rawPlate } : {}),
-      format: opts.format,
-      width: opts.width,
-      // an extension of the spec's options: present only when the caller asked for a background
-      ...(query.background !== undefined ? { background: opts.background } : {}),
-      // likewise the framing options, each when it was given
-      ...(query.framing !== undefined ? { framing: opts.frame.framing } : {}),
-      ...(query.margin !== undefined ? { margin: opts.frame.margin } : {}),
-      ...(query.aspect !== undefined ? { aspect: opts.frame.aspect } : {}),
-    },
+    options: answerOptions(opts, query),
     image_url: `${deps.publicBaseUrl()}/images/${token}.${opts.format}`,
     expires_at: expiresAt.toISOString(),
     warnings,
     layout: geometry ? layoutFor(opts, view, geometry) : null,
+  };
+}
+
+/** The options as an image answer gives them back (spec section 2, plus the extensions each when it was asked). */
+export function answerOptions(opts: ImageOptions, query: Record<string, unknown>): Record<string, unknown> {
+  const rawPlate = typeof query.plate === 'string' ? query.plate : undefined;
+  return {
+    color: opts.color,
+    color_name: opts.colorName,
+    shadow: opts.shadow,
+    ...(rawPlate !== undefined ? { plate: rawPlate } : {}),
+    format: opts.format,
+    width: opts.width,
+    // an extension of the spec's options: present only when the caller asked for a background
+    ...(query.background !== undefined ? { background: opts.background } : {}),
+    // likewise the framing options, each when it was given
+    ...(query.framing !== undefined ? { framing: opts.frame.framing } : {}),
+    ...(query.margin !== undefined ? { margin: opts.frame.margin } : {}),
+    ...(query.aspect !== undefined ? { aspect: opts.frame.aspect } : {}),
   };
 }
 

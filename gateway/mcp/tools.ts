@@ -89,6 +89,31 @@ export function registerTools(server: McpServer, api: VehicleImageClient, onUnex
     },
   );
   server.registerTool(
+    'get_spin',
+    {
+      title: 'Get a spin',
+      description:
+        'A turntable around a vehicle: signed frame URLs in order of yaw (0 = the front view\'s camera, growing towards the ' +
+        'vehicle\'s left side; side_left at 90), each with its layout, in one counted call. Needs the contract\'s spin feature ' +
+        'and a vehicle whose set has a 3D source (GET /v1/vehicles/{vehicle_id}/spin).',
+      inputSchema: {
+        vehicle_id: z.string().max(100).regex(SEGMENT_RE).describe('The vehicle id (get_vehicle answers it)'),
+        frames: z.union([z.literal(8), z.literal(12), z.literal(24), z.literal(36), z.literal(72)]).optional().describe('How many frames (default 36)'),
+        color: z.string().optional().describe('A colour name (list_colors) or #rrggbb'),
+        shadow: z.boolean().optional().describe('Studio shadow (default true)'),
+        plate: z.string().optional().describe('Licence-plate text, 1 to 12 characters, drawn on the frames that show a plate'),
+        format: z.enum(FORMATS).optional().describe('Image format (default webp); the contract names those allowed'),
+        width: z.number().int().optional().describe('Width in pixels, clamped to 200..1600 (default 800)'),
+      },
+      annotations: readOnly,
+    },
+    (a) => {
+      const query = { frames: a.frames, color: a.color, shadow: a.shadow, plate: a.plate, format: a.format, width: a.width };
+      for (const k of Object.keys(query) as Array<keyof typeof query>) if (query[k] === undefined) delete query[k];
+      return answer(api.spin(a.vehicle_id, query));
+    },
+  );
+  server.registerTool(
     'list_colors',
     { title: 'List colours', description: 'The named paint colours (GET /v1/colors).', annotations: readOnly },
     () => answer(api.colors()),

@@ -1,12 +1,13 @@
 import type { Background, ImageFormat } from '../../shared/render-options.ts';
 import type { FramingOptions } from '../../shared/framing.ts';
 import type { RenderTiming, SetDescription } from '../../shared/render-contract.ts';
-import type { ViewId } from '../../shared/views.ts';
+import type { ShotId } from '../../shared/spin.ts';
 
 /** What the gateway needs of the renderer: one render call that streams the encoded bytes. */
 export interface ImageRenderRequest {
   assetSet: string;
-  view: ViewId;
+  /** A view of the set, or a spin frame of a set with a 3D source. */
+  view: ShotId;
   color: string;
   shadow: boolean;
   plate: string | null;

@@ -8,6 +8,7 @@ import { parseCatalogJson } from '../catalog/catalog-file.ts';
 import { importCatalog } from '../catalog/import.ts';
 import type { Database } from '../db/database.ts';
 import { untimed, type Phase } from '../start-phase.ts';
+import { CONTRACT_FEATURES } from '../contract-features.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -56,6 +57,8 @@ export async function seedDemoOrganization(
     rpm_limit: 600,
     monthly_quota: 100_000,
     active: true,
+    // every feature, so the playground's spin viewer works from a fresh clone
+    features: [...CONTRACT_FEATURES],
   });
   const { key } = await admin.createKey(org.id, 'demo');
   const member = await admin.addMember(org.id, 'demo@example.com');

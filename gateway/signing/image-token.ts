@@ -4,6 +4,7 @@ import type { KeyedSecret } from '../../shared/config-fields.ts';
 import { ServiceError } from '../../shared/errors.ts';
 import { DEFAULT_ASPECT, DEFAULT_FRAMING_OPTIONS, MARGIN_MAX, isAspect, type FramingOptions } from '../../shared/framing.ts';
 import { FORMATS, type Background, type ImageFormat } from '../../shared/render-options.ts';
+import { isShotId, type ShotId } from '../../shared/spin.ts';
 import { isViewId, type ViewId } from '../../shared/views.ts';
 
 export const TOKEN_ISSUER = 'vehicle-image-gateway';
@@ -13,7 +14,8 @@ export const TOKEN_AUDIENCE = 'vehicle-image-download';
 export interface ImageClaims {
   set: string; // asset set id
   revision: string; // the set's revision: a re-baked set gets new URLs and ETags
-  view: ViewId;
+  /** What is drawn: a view of the set, or a spin frame (`yaw-000` …). */
+  view: ShotId;
   color: string; // '#RRGGBB'
   shadow: boolean;
   plate: string | null;
@@ -23,8 +25,11 @@ export interface ImageClaims {
   /** framing, margin (fit only), aspect; absent claims are studio at 16:9 */
   frame: FramingOptions;
   vehicle: string; // vehicle id: the download re-checks that it is still published
-  /** The catalog's view id (the grant); `view` is the asset set's view it is drawn from. */
-  catalogView: ViewId;
+  /**
+   * The catalog's view id (the grant); `view` is the asset set's view it is drawn from. A spin frame is
+   * its own (no catalog view stands for it: the grant is the contract's spin feature).
+   */
+  catalogView: ShotId;
   /** The grant: the organisation and the key that asked for the URL (ids only, no secret). */
   org: string;
   key: string;
@@ -131,7 +136,7 @@ function toClaims(p: jwt.JwtPayload): (ImageClaims & { exp: number }) | null {
   // URLs without a grant (issued before grants existed) no longer verify
   if (typeof o !== 'string' || typeof k !== 'string' || o === '' || k === '') return null;
   if (cv !== undefined && (typeof cv !== 'string' || !isViewId(cv))) return null;
-  if (typeof s !== 'string' || typeof r !== 'string' || typeof v !== 'string' || !isViewId(v)) return null;
+  if (typeof s !== 'string' || typeof r !== 'string' || typeof v !== 'string' || !isShotId(v)) return null;
   if (typeof c !== 'string' || !/^[0-9A-F]{6}$/.test(c)) return null;
   if (typeof f !== 'string' || !(FORMATS as readonly string[]).includes(f)) return null;
   if (typeof w !== 'number' || !Number.isInteger(w)) return null;
@@ -162,7 +167,7 @@ function toClaims(p: jwt.JwtPayload): (ImageClaims & { exp: number }) | null {
     background: bg === 't' ? 'transparent' : 'studio',
     frame,
     vehicle: veh,
-    catalogView: (cv as ViewId | undefined) ?? v,
+    catalogView: (cv as ViewId | undefined) ?? (v as ShotId),
     org: o,
     key: k,
     exp,

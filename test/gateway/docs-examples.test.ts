@@ -39,6 +39,9 @@ describe('docs/api.md examples against the demo catalog', function () {
     const first = await fetch(`${gw.url}/v1/makes/aurelia/models/lucca/2023`, { headers: { 'x-api-key': gw.demoKey! } });
     const vehicleId = ((await first.json()) as { vehicle: { id: string } }).vehicle.id;
     for (const p of paths) {
+      // a spin needs a set with a 3D source and a renderer to describe it (this gateway has none):
+      // test/gateway/spin.test.ts calls it end to end
+      if (/^\/v1\/vehicles\/[^/]+\/spin\b/.test(p)) continue;
       const concrete = p.replace('$VEHICLE_ID', vehicleId);
       const a = await fetch(gw.url + concrete, { headers: { 'x-api-key': gw.demoKey! } });
       expect(a.status, `${concrete}: ${await a.text()}`).to.equal(200);

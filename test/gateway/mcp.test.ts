@@ -22,7 +22,7 @@ import { startTestRenderer, type TestRenderer } from '../support/test-renderer.t
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const STDIO_ENTRY = 'gateway/mcp/stdio-main.ts';
-const TOOLS = ['get_usage', 'get_vehicle', 'list_colors', 'list_makes', 'list_models', 'list_views', 'list_years', 'render_image', 'search_vehicles'];
+const TOOLS = ['get_spin', 'get_usage', 'get_vehicle', 'list_colors', 'list_makes', 'list_models', 'list_views', 'list_years', 'render_image', 'search_vehicles'];
 
 interface ToolAnswer {
   isError: boolean;
@@ -95,7 +95,7 @@ describe(`MCP server (${backendLabel()})`, function () {
         client = await connect(transport(customer.key));
       });
 
-      it('lists the nine tools, each with an input schema; listing calls nothing', async () => {
+      it('lists the ten tools, each with an input schema; listing calls nothing', async () => {
         const before = await used();
         const { tools } = await client.listTools();
         expect(tools.map((t) => t.name).sort()).to.deep.equal(TOOLS);
@@ -155,6 +155,18 @@ describe(`MCP server (${backendLabel()})`, function () {
         const usage = await counted('get_usage');
         expect(usage.json.requests).to.equal(await used());
         expect(usage.json.monthly_quota).to.equal(100_000);
+      });
+
+      it('get_spin is the spin call: its refusals are the API\'s, each one counted call', async () => {
+        const base = await counted('get_vehicle', { make: 'aurelia', model: 'vento', year: 2024, variant: 'base' });
+        const id = base.json.vehicle.id as string;
+        const refused = await counted('get_spin', { vehicle_id: id, frames: 8 });
+        expect(refused.isError).to.equal(true);
+        expect(refused.json).to.deep.equal({ error: 'forbidden', message: MESSAGES.spinNotInContract });
+        await gw.admin.putContract(customer.org, { features: ['spin'] });
+        const none = await counted('get_spin', { vehicle_id: id, frames: 8, color: 'red' });
+        expect(none.json).to.deep.equal({ error: 'not_found', message: MESSAGES.noSpin });
+        await gw.admin.putContract(customer.org, { features: [] });
       });
 
       it('an error of the API is a tool error with its code and message, counted like the /v1 call', async () => {

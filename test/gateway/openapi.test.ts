@@ -76,9 +76,10 @@ const SPEC_ENDPOINTS: Array<[string, string]> = [
   ['GET', '/v1/colors'],
   ['GET', '/v1/views'],
 ];
-/** Beyond the spec's table (issue 9): the batch call and the usage report. */
+/** Beyond the spec's table (issue 9): the batch call and the usage report; the spin call (issue 34). */
 const EXTRA_V1_ENDPOINTS: Array<[string, string]> = [
   ['GET', '/v1/vehicles/{vehicle_id}/images'],
+  ['GET', '/v1/vehicles/{vehicle_id}/spin'],
   ['GET', '/v1/usage'],
 ];
 const ADMIN_ENDPOINTS: Array<[string, string]> = [
@@ -571,6 +572,33 @@ describe('docs/openapi.json', () => {
       }
       expectDocumented('GET', T, await v1('/v1/vehicles/veh_nothing/images'));
       expectDocumented('GET', T, await v1('/v1/vehicles/%ZZ/images'));
+
+      // the spin call's refusals (this gateway has no renderer: a spin it cannot look up is 503)
+      const SP = '/v1/vehicles/{vehicle_id}/spin';
+      const noSpin = await v1(`/v1/vehicles/${vehicleId}/spin`);
+      expect(noSpin.body).to.deep.equal({ error: 'forbidden', message: 'Spin is not included in this contract' });
+      expectDocumented('GET', SP, noSpin);
+      for (const bad of ['frames=7', 'frames=8&frames=12', 'width=1.5', 'color=nope', 'framing=zoom', 'aspect=5:4']) {
+        const a = await v1(`/v1/vehicles/${vehicleId}/spin?${bad}`);
+        expect(a.status, bad).to.equal(400);
+        expectDocumented('GET', SP, a);
+      }
+      const spinOrg = ((await admin('POST', '/admin/v1/organizations', { name: 'OpenAPI spin' })).body as JsonObject).id as string;
+      const spinContract = await admin('PUT', `/admin/v1/organizations/${spinOrg}/contract`, {
+        categories: (((await admin('GET', '/admin/v1/categories')).body as JsonObject).categories as JsonObject[]).map((c) => c.slug as string),
+        allowed_formats: ['webp'], rpm_limit: 100, monthly_quota: 1000, active: true, features: ['spin'],
+      });
+      expectDocumented('PUT', '/admin/v1/organizations/{org}/contract', spinContract);
+      expectDocumented('PUT', '/admin/v1/organizations/{org}/contract', await admin('PUT', `/admin/v1/organizations/${spinOrg}/contract`, {
+        categories: [], allowed_formats: ['webp'], rpm_limit: 100, monthly_quota: 1000, active: true, features: ['turbo'],
+      }));
+      const spinKey = ((await admin('POST', `/admin/v1/organizations/${spinOrg}/keys`, {})).body as JsonObject).key as string;
+      expectDocumented('GET', '/v1/me', await v1('/v1/me', spinKey));
+      expectDocumented('GET', SP, await v1('/v1/vehicles/veh_nothing/spin', spinKey));
+      expectDocumented('GET', SP, await v1(`/v1/vehicles/${vehicleId}/spin?format=png`, spinKey));
+      const unavailable = await v1(`/v1/vehicles/${vehicleId}/spin`, spinKey);
+      expect(unavailable.status).to.equal(503);
+      expectDocumented('GET', SP, unavailable);
 
       const U = '/v1/usage';
       const usage = await v1(U);

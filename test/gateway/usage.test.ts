@@ -58,6 +58,7 @@ describe(`GET /v1/usage (${backendLabel()})`, function () {
       { kind: 'search', requests: 2 },
       { kind: 'image', requests: 1 },
       { kind: 'batch', requests: 0 },
+      { kind: 'spin', requests: 0 },
       { kind: 'account', requests: 1 },
     ]);
     const prefixOf = async (id: string) => (await gw.db.query<{ prefix: string }>('SELECT prefix FROM api_keys WHERE id = $1', [id]))[0]!.prefix;
@@ -212,6 +213,8 @@ describe(`GET /v1/usage (${backendLabel()})`, function () {
       ['/me', 'account'],
       ['/usage', 'account'],
       ['/vehicles/veh_x/images', 'batch'],
+      ['/vehicles/veh_x/spin', 'spin'],
+      ['/vehicles/veh_x/Spin', 'spin'],
       ['/nowhere/at/all', 'catalog'],
     ];
     for (const [p, kind] of cases) expect(classifyV1Path(p), p).to.equal(kind);

@@ -91,6 +91,18 @@ function ContractFigures({ contract, usage }: { contract: Contract; usage: Contr
             ))}
           </ul>
         </section>
+        <section class="card" aria-labelledby="features-title">
+          <h2 id="features-title">Features</h2>
+          {contract.features.length === 0 ? (
+            <p>None beyond the image calls.</p>
+          ) : (
+            <ul class="tags" data-field="features">
+              {contract.features.map((f) => (
+                <li key={f}>{f}</li>
+              ))}
+            </ul>
+          )}
+        </section>
       </div>
       <p class="hint">
         Every admitted <code>/v1</code> call counts, playground renders included. The month is the UTC calendar month.

@@ -51,6 +51,9 @@ const contractBody = z.object({
     .array(z.string().max(255).transform((o, ctx) => canonicalOrigin(o) ?? (ctx.addIssue({ code: 'custom', message: 'not an origin (scheme://host[:port], http or https)' }), z.NEVER)))
     .max(50)
     .optional(),
+  // optional like allowed_origins: absent keeps the contract's features (a new contract: none); the
+  // names are checked by the service, which refuses unknown ones naming them
+  features: z.array(z.string().max(64)).max(20).optional(),
 });
 const keyBody = z.object({ name: displayName(200).optional() });
 // RFC 5321 §4.5.3.1: a mailbox is at most 254 characters (a 256-octet path less its brackets), its

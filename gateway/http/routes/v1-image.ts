@@ -1,11 +1,10 @@
 import type { Request, Response } from 'express';
-import { MESSAGES, ServiceError } from '../../../shared/errors.ts';
 import { parseImageOptions } from '../../../shared/render-options.ts';
 import type { CatalogService } from '../../catalog/catalog-service.ts';
 import { vehicleDto } from '../../catalog/catalog-service.ts';
 import type { ImageSigner } from '../../signing/image-token.ts';
 import type { SetGeometry } from '../../render/set-geometry.ts';
-import { checkBackground, checkFraming, signedImageAnswer } from '../image-answer.ts';
+import { checkBackground, checkFormat, checkFraming, signedImageAnswer } from '../image-answer.ts';
 
 export type ImageJsonHandler = (req: Request, res: Response, target: { variant: string | null; view: string }) => Promise<void>;
 
@@ -23,9 +22,7 @@ export function imageJsonHandler(deps: {
   return async (req, res, target) => {
     const principal = res.locals.principal;
     const opts = parseImageOptions(req.query as Record<string, unknown>);
-    if (!principal.contract!.allowedFormats.includes(opts.format)) {
-      throw new ServiceError('forbidden', MESSAGES.formatNotInContract(opts.format));
-    }
+    checkFormat(principal, opts);
     const { vehicle, view } = await deps.catalog.resolveImageTarget(
       principal,
       String(req.params.make),

@@ -24,6 +24,7 @@ export async function accountSummary(deps: { repo: CatalogRepo; limiter: Limiter
           allowed_formats: c.allowedFormats,
           rpm_limit: c.rpmLimit,
           monthly_quota: c.monthlyQuota,
+          features: c.features,
         }
       : null,
     usage: { month, requests: used, remaining: Math.max(0, quota - used) },

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { MESSAGES, ServiceError } from '../../../shared/errors.ts';
+import { ServiceError } from '../../../shared/errors.ts';
 import { singleParam } from '../../../shared/query-param.ts';
 import { parseImageOptions } from '../../../shared/render-options.ts';
 import { VIEW_IDS, isViewId, type ViewId } from '../../../shared/views.ts';
@@ -8,7 +8,7 @@ import { vehicleDto } from '../../catalog/catalog-service.ts';
 import type { ImageSigner } from '../../signing/image-token.ts';
 import { ID_RE, validateParams } from '../path-params.ts';
 import type { SetGeometry } from '../../render/set-geometry.ts';
-import { checkBackground, checkFraming, signedImageAnswer } from '../image-answer.ts';
+import { checkBackground, checkFormat, checkFraming, signedImageAnswer } from '../image-answer.ts';
 
 /**
  * `views=front,rear`: view ids separated by commas. An id that is not one of the nine is the
@@ -49,9 +49,7 @@ export function vehicleImagesRoutes(deps: { catalog: CatalogService; signer: Ima
     const query = req.query as Record<string, unknown>;
     const opts = parseImageOptions(query);
     const listed = parseViewList(query.views);
-    if (!principal.contract!.allowedFormats.includes(opts.format)) {
-      throw new ServiceError('forbidden', MESSAGES.formatNotInContract(opts.format));
-    }
+    checkFormat(principal, opts);
     const { vehicle, views } = await deps.catalog.resolveVehicleViews(principal, String(req.params.vehicle_id), listed);
     for (const view of views) checkBackground(opts, view, `view ${view.view}`);
     for (const view of views) checkFraming(opts, view, `view ${view.view}`);

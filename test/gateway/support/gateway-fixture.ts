@@ -49,6 +49,8 @@ export interface StartOptions {
   logger?: Logger;
   /** The limits' clock (see GatewayOptions.limitsClock). */
   limitsClock?: () => number;
+  /** A catalog instead of TEST_CATALOG (one that names sets of a test's own ASSETS_DIR). */
+  catalogFile?: string;
 }
 
 /**
@@ -73,7 +75,7 @@ export async function startTestGateway(opts: StartOptions = {}): Promise<TestGat
     logger: opts.logger ?? createLogger('test-gateway', config.logLevel),
     renderer: opts.renderer ?? null,
     db: opts.db,
-    demoCatalogFile: TEST_CATALOG,
+    demoCatalogFile: opts.catalogFile ?? TEST_CATALOG,
     limitsClock: opts.limitsClock,
   });
   const admin = new AdminClient(gw.url, gw.adminToken);
@@ -97,6 +99,8 @@ export interface ContractBody {
   rpm_limit: number;
   monthly_quota: number;
   active: boolean;
+  /** Contract features (gateway/contract-features.ts); absent: unchanged. */
+  features?: string[];
 }
 
 export const ALL_CATEGORIES = ['passenger-car', 'suv', 'light-commercial', 'sports'];
