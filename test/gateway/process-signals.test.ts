@@ -10,6 +10,7 @@ import { createRendererClient } from '../../gateway/render/renderer-pool.ts';
 import { REAL_DATABASE_URL, createScratchDatabase } from './support/backend.ts';
 import { freePort } from '../support/ports.ts';
 import { exited, waitForOutput } from '../support/child-output.ts';
+import { descendants, running } from '../support/process-tree.ts';
 
 /**
  * The processes a container runs: `npm run build` output started with plain node (what the images'
@@ -17,40 +18,6 @@ import { exited, waitForOutput } from '../support/child-output.ts';
  * signals must drain and exit 0; SIGTERM to npm must stop node too.
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-/** Every descendant pid of `pid` (from /proc). */
-function descendants(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
-    } catch {
-      /* gone */
-    }
-  }
-  const out: number[] = [];
-  const walk = (p: number) => {
-    for (const c of children.get(p) ?? []) {
-      out.push(c);
-      walk(c);
-    }
-  };
-  walk(pid);
-  return out;
-}
-
-/** Alive and not a zombie. */
-function running(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 // METRICS_PORT 0, read back from the log: a port picked free beforehand could be taken by the local
 // renderer's own port 0 before the gateway bound it (EADDRINUSE on a CI run)
