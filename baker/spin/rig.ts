@@ -83,10 +83,36 @@ export function fitRig(outline: readonly Vec3[], height: number): SpinRig {
   return { ...base, distance, shiftY };
 }
 
+/**
+ * The hull vertices that bound the picture at some yaw of the rig (leftmost, rightmost, top or bottom
+ * at any whole degree): the projected box at every yaw is the whole hull's, with a few dozen to a few
+ * hundred points instead of thousands (a detailed model's hull has about 7000 vertices, 0.5 MB of
+ * set.json).
+ */
+export function boundingHullPoints(hull: readonly Vec3[], rig: SpinRig): Vec3[] {
+  const keep = new Set<number>();
+  const p = new THREE.Vector3();
+  for (let yaw = 0; yaw < 360; yaw++) {
+    const cam = rigCamera(rig, yaw, FIT_W, FIT_H);
+    let ix0 = 0, ix1 = 0, iy0 = 0, iy1 = 0;
+    let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+    hull.forEach((v, i) => {
+      p.set(v[0], v[1], v[2]).project(cam);
+      if (p.x < x0) { x0 = p.x; ix0 = i; }
+      if (p.x > x1) { x1 = p.x; ix1 = i; }
+      if (p.y < y0) { y0 = p.y; iy0 = i; }
+      if (p.y > y1) { y1 = p.y; iy1 = i; }
+    });
+    keep.add(ix0).add(ix1).add(iy0).add(iy1);
+  }
+  return [...keep].sort((a, b) => a - b).map((i) => hull[i]!);
+}
+
 /** The `source.spin` block of a glTF subject, given where its model and role map are kept in the set. */
 export function spinSourceOf(subject: GltfSubject, files: { model: string; roleMap: string | null }): SpinSourceJson {
-  const outline = hullOutline(subject.group);
-  const rig = fitRig(outline, subject.size.height);
+  const hull = hullOutline(subject.group);
+  const rig = fitRig(hull, subject.size.height);
+  const outline = boundingHullPoints(hull, rig);
   const plate = (face: GltfSubject['plateFaces']['front']) => {
     if (!face) return null;
     const n = face.normal.clone().normalize();

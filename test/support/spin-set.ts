@@ -17,13 +17,15 @@ export async function makeSpinSet(dir: string, id = 'spin-car'): Promise<string>
     const model = path.join(tmp, 'car.glb');
     await writeFixtureCar(model);
     const errors: string[] = [];
-    const orig = console.error;
+    const [origError, origLog] = [console.error, console.log];
     console.error = (...a: unknown[]) => errors.push(a.map(String).join(' '));
+    console.log = () => {}; // the bake's result line
     let code: number;
     try {
       code = await runGltfCli([model, '--out', dir, '--id', id, '--width', '320', '--supersample', '1', '--light-depth', '8', '--quiet']);
     } finally {
-      console.error = orig;
+      console.error = origError;
+      console.log = origLog;
     }
     if (code !== 0) throw new Error(`makeSpinSet: the glTF bake failed (${code}): ${errors.join('\n')}`);
     return path.join(dir, id);
