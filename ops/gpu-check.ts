@@ -37,12 +37,14 @@ const program = new Command()
   .option('--map <file>', "the model's role map (docs/studio.md)")
   .option('--bake-width <px>', 'width of the baked view', '2400')
   .option('--no-bake', 'skip the bake')
+  .option('--spin-set <id>', 'a set with a 3D source to time cold spin frames of (default: sportscoupe-a, else the first with one)')
+  .option('--no-spin', 'skip the spin frames')
   .option('--no-bench', 'skip the render bench')
   .option('--reps <n>', 'timed renders per bench cell', '8')
   .option('--json <file>', 'also write every figure as JSON')
   .option('--smoke', 'each section once at its smallest (checks that everything runs, measures nothing)');
 program.parse();
-const o = program.opts<{ assets: string; set?: string; model?: string; map?: string; bakeWidth: string; bake: boolean; bench: boolean; reps: string; json?: string; smoke?: boolean }>();
+const o = program.opts<{ assets: string; set?: string; model?: string; map?: string; bakeWidth: string; bake: boolean; spinSet?: string; spin: boolean; bench: boolean; reps: string; json?: string; smoke?: boolean }>();
 const SMOKE = Boolean(o.smoke);
 const REPS = SMOKE ? 2 : Math.max(2, Number(o.reps) || 8);
 const CONCURRENT = SMOKE ? 4 : 32;
@@ -321,6 +323,55 @@ if (o.bake && model) {
   }
 } else if (o.bake) {
   section('bake: no model given (--model <file.glb>) and none bundled; skipped');
+}
+
+/** The set to time spin frames of: --spin-set, else sportscoupe-a when it keeps its source, else the first that does. */
+async function pickSpinSet(): Promise<string | null> {
+  if (o.spinSet) return o.spinSet;
+  const names = (await fs.readdir(o.assets, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+  const withSource: string[] = [];
+  for (const n of names) {
+    const text = await fs.readFile(path.join(o.assets, n, 'set.json'), 'utf8').catch(() => '');
+    if (text && (JSON.parse(text) as { source?: { spin?: unknown } }).source?.spin) withSource.push(n);
+  }
+  return withSource.includes('sportscoupe-a') ? 'sportscoupe-a' : (withSource[0] ?? null);
+}
+
+const spinSet = o.spin ? await pickSpinSet() : null;
+if (spinSet) {
+  // through the renderer itself: its frame-baker child, frame cache and queue, as a download meets them
+  const width = SMOKE ? 400 : 800;
+  section(`cold ${width} px spin frames of ${spinSet} (renderer's frame baker, SPIN_FRAME_SUPERSAMPLE ${SMOKE ? 1 : 4})`);
+  const framesDir = await fs.mkdtemp(path.join(os.tmpdir(), 'gpu-check-spin-'));
+  try {
+    const config = {
+      ...loadRendererConfig({ ASSETS_DIR: o.assets, RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1', RENDER_BACKEND: glOk ? 'gl' : 'cpu', RENDER_WARMUP: 'false', SPIN_FRAMES_DIR: framesDir, SPIN_FRAME_SUPERSAMPLE: SMOKE ? '1' : '4' }),
+    };
+    let internals: RendererInternals | undefined;
+    const server = await startRendererServer({ config, logger: quiet, onInternals: (i) => (internals = i) });
+    const { service, spin } = internals!;
+    const bakes: number[] = [];
+    spin.onBake((e) => bakes.push(e.seconds * 1000));
+    const yaws = SMOKE ? [45, 90] : [45, 90, 135, 225];
+    const renders: number[] = [];
+    for (const yaw of yaws) {
+      const t = performance.now();
+      await service.render({ assetSet: spinSet, view: `yaw-${String(yaw).padStart(3, '0')}`, color: '#7A1F2B', shadow: true, plate: 'AB 123', format: 'webp', width });
+      renders.push(performance.now() - t);
+    }
+    const cold = bakes.slice(1);
+    console.log(`first frame (the frame baker started, the model loaded): bake ${ms(bakes[0]!)}, render ${ms(renders[0]!)}`);
+    console.log(`cold ${width} px frame (model held): bake median ${ms(median(cold))} of ${cold.length}, render median ${ms(median(renders.slice(1)))}`);
+    results.spin = { set: spinSet, width, firstBakeMs: bakes[0], coldBakeMs: median(cold), coldRenderMs: median(renders.slice(1)), bakesMs: bakes };
+    await server.close(2000);
+  } catch (e) {
+    console.log(`spin frames failed: ${(e as Error).message}`);
+    results.spin = { error: (e as Error).message };
+  } finally {
+    await fs.rm(framesDir, { recursive: true, force: true });
+  }
+} else if (o.spin) {
+  section('spin frames: no set with a 3D source (--spin-set <id>); skipped');
 }
 
 if (o.json) await fs.writeFile(o.json, `${JSON.stringify(results, null, 2)}\n`);
