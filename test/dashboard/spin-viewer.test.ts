@@ -83,7 +83,7 @@ describe('dashboard: the playground spin viewer (playground/spin.ts)', () => {
   it('preloads in order, at most `concurrency` at once, the first frames first', async () => {
     const l = manualLoader();
     const settled: Array<[number, string]> = [];
-    const done = preloadFrames(10, { concurrency: 4, retryDelayMs: 0, load: l.load, onSettled: (i, s) => settled.push([i, s]), signal: new AbortController().signal });
+    const done = preloadFrames([0, 1, 2, 3, 4, 5, 6, 7, 8, 9], { concurrency: 4, retryDelayMs: 0, load: l.load, onSettled: (i, s) => settled.push([i, s]), signal: new AbortController().signal });
     await tick();
     expect(l.started).to.deep.equal([0, 1, 2, 3]);
     l.settle(2, true);
@@ -107,7 +107,7 @@ describe('dashboard: the playground spin viewer (playground/spin.ts)', () => {
     const l = manualLoader();
     const settled = new Map<number, string>();
     const sleeps: number[] = [];
-    const done = preloadFrames(3, {
+    const done = preloadFrames([0, 1, 2], {
       concurrency: 4,
       retryDelayMs: 1500,
       load: l.load,
@@ -128,11 +128,26 @@ describe('dashboard: the playground spin viewer (playground/spin.ts)', () => {
     expect([...settled.entries()].sort()).to.deep.equal([[0, 'loaded'], [1, 'failed'], [2, 'loaded']]);
   });
 
+  it('loads only the frames it is given (a second round for those marked failed), in their order', async () => {
+    const l = manualLoader();
+    const settled: number[] = [];
+    const done = preloadFrames([5, 2, 7], { concurrency: 2, retryDelayMs: 0, load: l.load, onSettled: (i) => settled.push(i), signal: new AbortController().signal });
+    await tick();
+    expect(l.started).to.deep.equal([5, 2]);
+    l.settle(5, true);
+    await tick();
+    l.settle(2, true);
+    l.settle(7, true);
+    await done;
+    expect(l.started).to.deep.equal([5, 2, 7]);
+    expect(settled).to.deep.equal([5, 2, 7]);
+  });
+
   it('stops starting frames and reports nothing once aborted', async () => {
     const l = manualLoader();
     const ctl = new AbortController();
     const settled: number[] = [];
-    const done = preloadFrames(8, { concurrency: 2, retryDelayMs: 0, load: l.load, onSettled: (i) => settled.push(i), signal: ctl.signal });
+    const done = preloadFrames([0, 1, 2, 3, 4, 5, 6, 7], { concurrency: 2, retryDelayMs: 0, load: l.load, onSettled: (i) => settled.push(i), signal: ctl.signal });
     await tick();
     ctl.abort();
     l.settle(0, true);

@@ -243,7 +243,7 @@ describe(`dashboard: playground framing and spin viewer in Chromium (${backendLa
     await expectFrame(0, 0);
   });
 
-  it('a frame that cannot be loaded is tried once more, then marked; no broken picture is ever shown', async () => {
+  it('a frame that cannot be loaded is tried once more, then marked, and can be asked for again; no broken picture is ever shown', async () => {
     // another colour: new frame URLs, none of them in the browser's memory yet
     await page.getByRole('radio', { name: 'blue' }).check();
     let target!: (url: string) => void;
@@ -276,6 +276,19 @@ describe(`dashboard: playground framing and spin viewer in Chromium (${backendLa
       await page.keyboard.press('ArrowRight');
       expect(await position()).to.equal('Frame 5 of 8, yaw 180°');
       expect(await img.getAttribute('data-frame-index')).to.equal('4');
+      // the renderer answers again: the marked frame is asked for on demand, the others are not
+      await page.unroute('**/images/**');
+      const asked: string[] = [];
+      const onRequest = (r: { url(): string }) => void (r.url().includes('/images/') && asked.push(r.url()));
+      page.on('request', onRequest);
+      await page.getByRole('button', { name: 'Load the missing frames again' }).click();
+      await page.getByTestId('spin-progress').filter({ hasText: /^8 of 8 frames$/ }).waitFor();
+      page.off('request', onRequest);
+      expect(asked).to.deep.equal([answer.frames[3].image_url]);
+      await viewer.focus();
+      await page.keyboard.press('ArrowLeft');
+      expect(await position()).to.equal('Frame 4 of 8, yaw 135°');
+      expect(await img.getAttribute('data-frame-index')).to.equal('3');
     } finally {
       expectedConsole = null;
       await page.unroute('**/images/**');

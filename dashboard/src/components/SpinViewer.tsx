@@ -13,7 +13,7 @@ const position = (k: number, n: number, yaw: number) => `Frame ${k} of ${n}, yaw
 export function SpinViewer({ frames, label }: { frames: SpinFrame[]; label: string }) {
   const n = frames.length;
   const [index, setIndex] = useState(0);
-  const states = useFramePreload(frames.map((f) => f.image_url));
+  const { states, retryFailed } = useFramePreload(frames.map((f) => f.image_url));
   const turntable = useTurntable(n, index, setIndex);
   const lastDrawn = useRef<number | null>(null);
   if (states[index] === 'loaded') lastDrawn.current = index;
@@ -67,6 +67,11 @@ export function SpinViewer({ frames, label }: { frames: SpinFrame[]; label: stri
         <span id="pg-spin-progress" data-testid="spin-progress">
           {loaded} of {n} frames{failed > 0 && `, ${failed} could not be loaded`}
         </span>
+        {failed > 0 && (
+          <button type="button" class="button small" onClick={retryFailed}>
+            Load the missing frames again
+          </button>
+        )}
       </div>
     </div>
   );

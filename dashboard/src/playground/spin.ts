@@ -91,15 +91,16 @@ const abortableSleep = (ms: number, signal: AbortSignal) =>
   });
 
 /**
- * Loads frames 0…count−1 in order with at most `concurrency` at once. A frame that fails is tried once
- * more after `retryDelayMs`, then reported failed; nothing is reported once `signal` is aborted.
+ * Loads the frames `indices` in their order with at most `concurrency` at once. A frame that fails is
+ * tried once more after `retryDelayMs`, then reported failed; nothing is reported once `signal` is
+ * aborted.
  */
-export async function preloadFrames(count: number, o: PreloadOptions): Promise<void> {
+export async function preloadFrames(indices: readonly number[], o: PreloadOptions): Promise<void> {
   const sleep = o.sleep ?? abortableSleep;
   let next = 0;
   const worker = async () => {
-    while (!o.signal.aborted && next < count) {
-      const i = next++;
+    while (!o.signal.aborted && next < indices.length) {
+      const i = indices[next++]!;
       let state: 'loaded' | 'failed' = 'loaded';
       try {
         await o.load(i);
@@ -116,5 +117,5 @@ export async function preloadFrames(count: number, o: PreloadOptions): Promise<v
       o.onSettled(i, state);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(o.concurrency, count) }, worker));
+  await Promise.all(Array.from({ length: Math.min(o.concurrency, indices.length) }, worker));
 }

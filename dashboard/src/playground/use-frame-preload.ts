@@ -16,19 +16,29 @@ function decode(url: string, keep: HTMLImageElement[], i: number): Promise<void>
   });
 }
 
-/** Each frame's state, in the answer's order; a new list of URLs starts again. */
-export function useFramePreload(urls: readonly string[]): FrameState[] {
+export interface FramePreload {
+  states: FrameState[];
+  /** Loads the frames marked failed again (a renderer without a GPU may take longer than one retry). */
+  retryFailed: () => void;
+}
+
+/**
+ * Each frame's state, in the answer's order. The URLs are those of one answer for the hook's life (a
+ * new answer is a new viewer: PlaygroundPage keys it).
+ */
+export function useFramePreload(urls: readonly string[]): FramePreload {
   const [states, setStates] = useState<FrameState[]>(() => urls.map(() => 'waiting'));
   const kept = useRef<HTMLImageElement[]>([]);
-  const key = urls.join('\n');
-  useEffect(() => {
-    const ctl = new AbortController();
-    kept.current = [];
-    setStates(urls.map(() => 'waiting'));
-    void preloadFrames(urls.length, {
+  const current = useRef(states);
+  current.current = states;
+  // one signal for the viewer's life: a later round does not stop frames of an earlier one still coming
+  const life = useRef(new AbortController());
+
+  const load = (indices: number[]) =>
+    void preloadFrames(indices, {
       concurrency: CONCURRENCY,
       retryDelayMs: RETRY_DELAY_MS,
-      signal: ctl.signal,
+      signal: life.current.signal,
       load: (i) => decode(urls[i]!, kept.current, i),
       onSettled: (i, state) =>
         setStates((prev) => {
@@ -37,7 +47,18 @@ export function useFramePreload(urls: readonly string[]): FrameState[] {
           return next;
         }),
     });
-    return () => ctl.abort();
-  }, [key]);
-  return states;
+
+  useEffect(() => {
+    load(urls.map((_, i) => i));
+    return () => life.current.abort();
+  }, []);
+
+  return {
+    states,
+    retryFailed() {
+      const failed = current.current.flatMap((s, i) => (s === 'failed' ? [i] : []));
+      setStates((prev) => prev.map((s) => (s === 'failed' ? 'waiting' : s)));
+      load(failed);
+    },
+  };
 }
