@@ -44,7 +44,10 @@ export interface SpinFrameData {
 
 /**
  * Writes one frame into `<setDir>/<frameId>/`: into a temporary sibling first, renamed into place, so a
- * reader never sees half a frame. When the frame is already there (another writer was first) it is kept.
+ * reader never sees half a frame. When a usable frame of the same baker version is already there
+ * (another writer was first) it is kept; one that is not (shot by another baker version, or unreadable:
+ * what the readers count as absent and bake again) is moved aside and replaced, else it would be kept
+ * for good and every bake of it would be thrown away.
  */
 export async function writeSpinFrame(setDir: string, frameId: string, frame: SpinFrameData): Promise<void> {
   await fs.mkdir(setDir, { recursive: true });
@@ -58,11 +61,21 @@ export async function writeSpinFrame(setDir: string, frameId: string, frame: Spi
     };
     frameJsonSchema.parse(json);
     await fs.writeFile(spinFramePath(staging, frameId), `${JSON.stringify(json, null, 2)}\n`);
-    try {
-      await fs.rename(path.join(staging, frameId), path.join(setDir, frameId));
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw e;
+    const target = path.join(setDir, frameId);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await fs.rename(path.join(staging, frameId), target);
+        return;
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw e;
+      }
+      const there = await readSpinFrame(setDir, frameId, { bakerVersion: frame.bakerVersion }).catch(() => null);
+      if (there || attempt >= 2) return; // a usable frame is there (or writers keep racing: the last one's stays)
+      // the stale frame goes into the staging folder, removed with it below
+      await fs.rename(target, path.join(staging, `${frameId}.stale`)).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'ENOENT') throw e;
+      });
     }
   } finally {
     await fs.rm(staging, { recursive: true, force: true });
