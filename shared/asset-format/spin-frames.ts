@@ -17,9 +17,16 @@ import { viewSchema, type ViewJson } from './set-json.ts';
  * light layers' bit depth and the baker version that shot it. A frame appears whole or not at all.
  */
 
-/** The folder of one set revision's frames at one width. */
+/** A revision that is a plain folder name is used as one (every baked revision: `bake4-…-cal2`). */
+const PLAIN_REVISION_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/**
+ * The folder of one set revision's frames at one width. set.json's `revision` is any string, so one that
+ * is not a plain folder name (`../..`, a slash) is named by its hash instead: the frames stay inside `root`.
+ */
 export function spinFrameSetDir(root: string, setId: string, revision: string, width: number): string {
-  return path.join(root, setId, revision, String(width));
+  const rev = PLAIN_REVISION_RE.test(revision) ? revision : `rev-${crypto.createHash('sha256').update(revision).digest('hex').slice(0, 32)}`;
+  return path.join(root, setId, rev, String(width));
 }
 
 export function spinFramePath(setDir: string, frameId: string): string {

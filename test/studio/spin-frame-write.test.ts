@@ -53,3 +53,15 @@ describe('spin frame cache: writeSpinFrame over a frame already there', () => {
     assert.ok(await readSpinFrame(dir, 'yaw-000', { bakerVersion: 4 }));
   });
 });
+
+describe('spin frame cache: spinFrameSetDir', () => {
+  it('keeps a revision that is a plain folder name, and never leaves the root for one that is not', async () => {
+    const { spinFrameSetDir } = await import('../../shared/asset-format/spin-frames.ts');
+    assert.equal(spinFrameSetDir('/cache', 'coupe', 'bake4-d28ee87096b6-cal2', 400), path.join('/cache', 'coupe', 'bake4-d28ee87096b6-cal2', '400'));
+    for (const rev of ['../../../etc', '..', '.', 'a/b', '/abs', 'x\0y']) {
+      const dir = spinFrameSetDir('/cache', 'coupe', rev, 400);
+      assert.ok(dir.startsWith(path.join('/cache', 'coupe') + path.sep), `${JSON.stringify(rev)} gave ${dir}`);
+      assert.equal(path.relative(path.join('/cache', 'coupe'), dir).split(path.sep).length, 2, dir);
+    }
+  });
+});
