@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ApiError, type VehicleImageClient } from '../../client/src/index.ts';
 import { ERROR_CODES, MESSAGES, type ErrorCode } from '../../shared/errors.ts';
 import { FORMATS } from '../../shared/render-options.ts';
+import { SPIN_FRAME_COUNTS, SPIN_FRAMES_DEFAULT, SPIN_WIDTH_DEFAULT, SPIN_WIDTH_MAX, SPIN_WIDTH_MIN } from '../../shared/spin.ts';
 import { SEGMENT_RE } from '../http/path-params.ts';
 import { VIEW_IDS, type ViewId } from '../../shared/views.ts';
 
@@ -98,12 +99,12 @@ export function registerTools(server: McpServer, api: VehicleImageClient, onUnex
         'and a vehicle whose set has a 3D source (GET /v1/vehicles/{vehicle_id}/spin).',
       inputSchema: {
         vehicle_id: z.string().max(100).regex(SEGMENT_RE).describe('The vehicle id (get_vehicle answers it)'),
-        frames: z.union([z.literal(8), z.literal(12), z.literal(24), z.literal(36), z.literal(72)]).optional().describe('How many frames (default 36)'),
+        frames: z.literal(SPIN_FRAME_COUNTS).optional().describe(`How many frames (default ${SPIN_FRAMES_DEFAULT})`),
         color: z.string().optional().describe('A colour name (list_colors) or #rrggbb'),
         shadow: z.boolean().optional().describe('Studio shadow (default true)'),
         plate: z.string().optional().describe('Licence-plate text, 1 to 12 characters, drawn on the frames that show a plate'),
         format: z.enum(FORMATS).optional().describe('Image format (default webp); the contract names those allowed'),
-        width: z.number().int().optional().describe('Width in pixels, clamped to 200..1600 (default 800)'),
+        width: z.number().int().optional().describe(`Width in pixels, clamped to ${SPIN_WIDTH_MIN}..${SPIN_WIDTH_MAX} (default ${SPIN_WIDTH_DEFAULT})`),
       },
       annotations: readOnly,
     },
