@@ -104,7 +104,7 @@ export function imageCors(): RequestHandler {
     origin: '*',
     methods: V1_METHODS,
     allowedHeaders: ['If-None-Match', 'X-Request-Id'],
-    exposedHeaders: ['ETag', 'Content-Length', 'X-Request-Id'],
+    exposedHeaders: ['ETag', 'Content-Length', 'X-Request-Id', 'Retry-After'],
     maxAge: 86_400,
   });
   return (req, res, next) => {

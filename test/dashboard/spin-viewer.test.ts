@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { imagePath, type ImageRequest } from '../../dashboard/src/playground/catalog.ts';
 import * as pgFraming from '../../dashboard/src/playground/framing.ts';
 import * as pgSpin from '../../dashboard/src/playground/spin.ts';
-import { frameAfterDrag, preloadFrames, spinPath, stepFrame, type SpinRequest } from '../../dashboard/src/playground/spin.ts';
+import { FramePending, frameAfterDrag, preloadFrames, spinPath, stepFrame, type SpinRequest } from '../../dashboard/src/playground/spin.ts';
 import * as framing from '../../shared/framing.ts';
 import * as spin from '../../shared/spin.ts';
 
@@ -22,11 +22,11 @@ function manualLoader() {
         started.push(i);
         pending.set(i, { resolve, reject });
       }),
-    settle(i: number, ok: boolean) {
+    settle(i: number, ok: boolean | FramePending) {
       const p = pending.get(i)!;
       pending.delete(i);
-      if (ok) p.resolve();
-      else p.reject(new Error(`frame ${i} refused`));
+      if (ok === true) p.resolve();
+      else p.reject(ok === false ? new Error(`frame ${i} refused`) : ok);
     },
   };
 }
@@ -83,7 +83,7 @@ describe('dashboard: the playground spin viewer (playground/spin.ts)', () => {
   it('preloads in order, at most `concurrency` at once, the first frames first', async () => {
     const l = manualLoader();
     const settled: Array<[number, string]> = [];
-    const done = preloadFrames([0, 1, 2, 3, 4, 5, 6, 7, 8, 9], { concurrency: 4, retryDelayMs: 0, load: l.load, onSettled: (i, s) => settled.push([i, s]), signal: new AbortController().signal });
+    const done = preloadFrames([0, 1, 2, 3, 4, 5, 6, 7, 8, 9], { concurrency: 4, retryDelayMs: 0, pendingBudgetMs: 0, load: l.load, onSettled: (i, s) => settled.push([i, s]), signal: new AbortController().signal });
     await tick();
     expect(l.started).to.deep.equal([0, 1, 2, 3]);
     l.settle(2, true);
@@ -110,6 +110,7 @@ describe('dashboard: the playground spin viewer (playground/spin.ts)', () => {
     const done = preloadFrames([0, 1, 2], {
       concurrency: 4,
       retryDelayMs: 1500,
+      pendingBudgetMs: 60_000,
       load: l.load,
       onSettled: (i, s) => settled.set(i, s),
       signal: new AbortController().signal,
@@ -128,10 +129,47 @@ describe('dashboard: the playground spin viewer (playground/spin.ts)', () => {
     expect([...settled.entries()].sort()).to.deep.equal([[0, 'loaded'], [1, 'failed'], [2, 'loaded']]);
   });
 
+  it('waits out a pending frame as long as its Retry-After says, within the budget, without spending the one retry', async () => {
+    const l = manualLoader();
+    const settled: Array<[number, string]> = [];
+    const sleeps: number[] = [];
+    let clock = 0;
+    const done = preloadFrames([0, 1], {
+      concurrency: 2,
+      retryDelayMs: 1500,
+      pendingBudgetMs: 100_000,
+      load: l.load,
+      onSettled: (i, s) => settled.push([i, s]),
+      signal: new AbortController().signal,
+      now: () => clock,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        clock += ms;
+      },
+    });
+    await tick();
+    // frame 0: pending three times (0.2 s is waited as 1 s, 90 s as 60 s), then a failure and its retry, then there
+    l.settle(0, new FramePending(0.2));
+    await tick();
+    l.settle(0, new FramePending(90));
+    await tick();
+    l.settle(0, new FramePending(30));
+    await tick();
+    l.settle(0, false);
+    await tick();
+    l.settle(0, true);
+    // frame 1: pending past the budget (the clock has moved 1+60+30+1.5 s of its 100 s): marked failed
+    l.settle(1, new FramePending(20));
+    await tick();
+    await done;
+    expect(sleeps).to.deep.equal([1000, 60_000, 30_000, 1500]);
+    expect(settled).to.deep.equal([[0, 'baking'], [0, 'baking'], [0, 'baking'], [0, 'loaded'], [1, 'failed']]);
+  });
+
   it('loads only the frames it is given (a second round for those marked failed), in their order', async () => {
     const l = manualLoader();
     const settled: number[] = [];
-    const done = preloadFrames([5, 2, 7], { concurrency: 2, retryDelayMs: 0, load: l.load, onSettled: (i) => settled.push(i), signal: new AbortController().signal });
+    const done = preloadFrames([5, 2, 7], { concurrency: 2, retryDelayMs: 0, pendingBudgetMs: 0, load: l.load, onSettled: (i) => settled.push(i), signal: new AbortController().signal });
     await tick();
     expect(l.started).to.deep.equal([5, 2]);
     l.settle(5, true);
@@ -147,7 +185,7 @@ describe('dashboard: the playground spin viewer (playground/spin.ts)', () => {
     const l = manualLoader();
     const ctl = new AbortController();
     const settled: number[] = [];
-    const done = preloadFrames([0, 1, 2, 3, 4, 5, 6, 7], { concurrency: 2, retryDelayMs: 0, load: l.load, onSettled: (i) => settled.push(i), signal: ctl.signal });
+    const done = preloadFrames([0, 1, 2, 3, 4, 5, 6, 7], { concurrency: 2, retryDelayMs: 0, pendingBudgetMs: 0, load: l.load, onSettled: (i) => settled.push(i), signal: ctl.signal });
     await tick();
     ctl.abort();
     l.settle(0, true);

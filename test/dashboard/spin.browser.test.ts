@@ -180,7 +180,9 @@ describe(`dashboard: playground framing and spin viewer in Chromium (${backendLa
       const img = page.getByTestId('spin-frame');
       return {
         index: Number(await img.getAttribute('data-frame-index')),
-        src: await img.getAttribute('src'),
+        // drawn from the decoded download (an object URL); the frame's own URL is on the element too
+        src: await img.getAttribute('data-frame-url'),
+        decoded: /^blob:/.test((await img.getAttribute('src')) ?? ''),
         size: await img.evaluate((el) => [(el as unknown as { naturalWidth: number }).naturalWidth, (el as unknown as { naturalHeight: number }).naturalHeight]),
       };
     };
@@ -191,6 +193,7 @@ describe(`dashboard: playground framing and spin viewer in Chromium (${backendLa
       const s = await shown();
       expect(s.index).to.equal(index);
       expect(s.src).to.equal(urls[index]);
+      expect(s.decoded).to.equal(true);
       expect(s.size).to.deep.equal([200, json.frames[index].layout.height]);
     };
     await expectFrame(0, 0);
@@ -289,6 +292,33 @@ describe(`dashboard: playground framing and spin viewer in Chromium (${backendLa
       await page.keyboard.press('ArrowLeft');
       expect(await position()).to.equal('Frame 4 of 8, yaw 135°');
       expect(await img.getAttribute('data-frame-index')).to.equal('3');
+    } finally {
+      expectedConsole = null;
+      await page.unroute('**/images/**');
+    }
+  });
+
+  it('a frame the renderer is still shooting (503 with Retry-After) is waited for and comes without a click', async () => {
+    // another colour again: frame URLs the browser has not fetched yet
+    await page.getByRole('radio', { name: 'green' }).check();
+    let target!: (url: string) => void;
+    const pendingFrame = new Promise<string>((r) => (target = r));
+    const hits: string[] = [];
+    await page.route('**/images/**', async (route) => {
+      const url = route.request().url();
+      if (url === (await pendingFrame) && hits.push(url) <= 2) {
+        // as the gateway answers while the renderer bakes a cold frame past the download's deadline
+        await route.fulfill({ status: 503, headers: { 'Retry-After': '1', 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': 'Retry-After' }, contentType: 'application/json', body: '{"error":"unavailable","message":"The frame is being shot; retry shortly"}' });
+      } else await route.continue();
+    });
+    expectedConsole = /status of 503/;
+    try {
+      const answered = page.waitForResponse((r) => r.url().includes('/spin?'));
+      await page.getByRole('button', { name: 'Spin' }).click();
+      const answer = await (await answered).json();
+      target(answer.frames[2].image_url);
+      await page.getByTestId('spin-progress').filter({ hasText: /^8 of 8 frames$/ }).waitFor({ timeout: 180_000 });
+      expect(hits, 'asked until it came: twice pending, then the picture').to.have.length(3);
     } finally {
       expectedConsole = null;
       await page.unroute('**/images/**');

@@ -13,13 +13,14 @@ const position = (k: number, n: number, yaw: number) => `Frame ${k} of ${n}, yaw
 export function SpinViewer({ frames, label }: { frames: SpinFrame[]; label: string }) {
   const n = frames.length;
   const [index, setIndex] = useState(0);
-  const { states, retryFailed } = useFramePreload(frames.map((f) => f.image_url));
+  const { states, srcOf, retryFailed } = useFramePreload(frames.map((f) => f.image_url));
   const turntable = useTurntable(n, index, setIndex);
   const lastDrawn = useRef<number | null>(null);
   if (states[index] === 'loaded') lastDrawn.current = index;
   const drawn = lastDrawn.current;
   const loaded = states.filter((s) => s === 'loaded').length;
   const failed = states.filter((s) => s === 'failed').length;
+  const baking = states.filter((s) => s === 'baking').length;
   const frame = frames[index]!;
   const first = frames[0]?.layout;
   const here = position(index + 1, n, frame.yaw_degrees);
@@ -42,20 +43,27 @@ export function SpinViewer({ frames, label }: { frames: SpinFrame[]; label: stri
         {...turntable.handlers}
       >
         {drawn === null ? (
-          <p class="spin-wait">{failed > 0 && states[0] === 'failed' ? 'The first frame could not be loaded.' : 'Loading the first frame…'}</p>
+          <p class="spin-wait">
+            {failed > 0 && states[0] === 'failed'
+              ? 'The first frame could not be loaded.'
+              : states[0] === 'baking'
+                ? 'The renderer is shooting the first frame…'
+                : 'Loading the first frame…'}
+          </p>
         ) : (
           <img
-            src={frames[drawn]!.image_url}
+            src={srcOf(drawn)}
             alt=""
             draggable={false}
             data-testid="spin-frame"
             data-frame-index={String(drawn)}
+            data-frame-url={frames[drawn]!.image_url}
           />
         )}
       </div>
       <p class="spin-position" data-testid="spin-position">
         {here}
-        {states[index] === 'waiting' && drawn !== null && ' (still loading; the last frame loaded is shown)'}
+        {(states[index] === 'waiting' || states[index] === 'baking') && drawn !== null && ' (still loading; the last frame loaded is shown)'}
         {states[index] === 'failed' && ' (this frame could not be loaded)'}
       </p>
       <p class="hint" id="pg-spin-how">
@@ -66,6 +74,7 @@ export function SpinViewer({ frames, label }: { frames: SpinFrame[]; label: stri
         <progress max={n} value={loaded} aria-labelledby="pg-spin-progress" />
         <span id="pg-spin-progress" data-testid="spin-progress">
           {loaded} of {n} frames{failed > 0 && `, ${failed} could not be loaded`}
+          {baking > 0 && loaded + failed < n && ' (the renderer is shooting frames it had not made yet: without a GPU each takes seconds)'}
         </span>
         {failed > 0 && (
           <button type="button" class="button small" onClick={retryFailed}>

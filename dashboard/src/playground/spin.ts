@@ -67,18 +67,35 @@ export function frameAfterDrag(startIndex: number, dx: number, viewerWidth: numb
   return stepFrame(startIndex, Math.round((dx / viewerWidth) * count), count);
 }
 
-export type FrameState = 'waiting' | 'loaded' | 'failed';
+/** `baking`: the renderer answered that the frame is being shot, and the viewer waits as it asked. */
+export type FrameState = 'waiting' | 'baking' | 'loaded' | 'failed';
+
+/**
+ * A frame the renderer is still shooting: the download answered 503 with `Retry-After` (a cold frame on
+ * a renderer without a GPU takes seconds, longer than a download waits), to be asked again then.
+ */
+export class FramePending extends Error {
+  constructor(readonly retryAfterS: number) {
+    super(`frame pending, retry after ${retryAfterS} s`);
+  }
+}
 
 export interface PreloadOptions {
   /** Downloads at a time; the lowest indices start first, so the first frames come first. */
   concurrency: number;
-  /** Wait before the one retry of a frame (a cold frame may be answered 503 while it bakes). */
+  /** Wait before the one retry of a frame that failed otherwise than pending. */
   retryDelayMs: number;
-  /** Resolves once the frame is decoded; rejects when it could not be loaded. */
+  /**
+   * How long a frame may go on being pending (each wait as long as its Retry-After, 1 to 60 s): the
+   * renderer shoots one frame at a time, so the last of 72 cold frames may come minutes after the first.
+   */
+  pendingBudgetMs: number;
+  /** Resolves once the frame is decoded; rejects with FramePending, or any error when it could not be loaded. */
   load: (index: number) => Promise<void>;
   onSettled: (index: number, state: Exclude<FrameState, 'waiting'>) => void;
   signal: AbortSignal;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  now?: () => number;
 }
 
 const abortableSleep = (ms: number, signal: AbortSignal) =>
@@ -91,29 +108,44 @@ const abortableSleep = (ms: number, signal: AbortSignal) =>
   });
 
 /**
- * Loads the frames `indices` in their order with at most `concurrency` at once. A frame that fails is
- * tried once more after `retryDelayMs`, then reported failed; nothing is reported once `signal` is
- * aborted.
+ * Loads the frames `indices` in their order with at most `concurrency` at once. A pending frame is
+ * reported `baking` and asked again after its Retry-After, for at most `pendingBudgetMs`; a frame that
+ * fails otherwise is tried once more after `retryDelayMs`; either way it is then reported failed.
+ * Nothing is reported once `signal` is aborted.
  */
 export async function preloadFrames(indices: readonly number[], o: PreloadOptions): Promise<void> {
   const sleep = o.sleep ?? abortableSleep;
+  const now = o.now ?? Date.now;
   let next = 0;
+  const one = async (i: number): Promise<'loaded' | 'failed' | null> => {
+    const until = now() + o.pendingBudgetMs;
+    let retried = false;
+    for (;;) {
+      try {
+        await o.load(i);
+        return 'loaded';
+      } catch (e) {
+        if (o.signal.aborted) return null;
+        let waitMs: number;
+        if (e instanceof FramePending) {
+          waitMs = Math.min(60, Math.max(1, e.retryAfterS)) * 1000;
+          if (now() + waitMs > until) return 'failed';
+          o.onSettled(i, 'baking');
+        } else {
+          if (retried) return 'failed';
+          retried = true;
+          waitMs = o.retryDelayMs;
+        }
+        await sleep(waitMs, o.signal);
+        if (o.signal.aborted) return null;
+      }
+    }
+  };
   const worker = async () => {
     while (!o.signal.aborted && next < indices.length) {
       const i = indices[next++]!;
-      let state: 'loaded' | 'failed' = 'loaded';
-      try {
-        await o.load(i);
-      } catch {
-        await sleep(o.retryDelayMs, o.signal);
-        if (o.signal.aborted) return;
-        try {
-          await o.load(i);
-        } catch {
-          state = 'failed';
-        }
-      }
-      if (o.signal.aborted) return;
+      const state = await one(i);
+      if (state === null || o.signal.aborted) return;
       o.onSettled(i, state);
     }
   };

@@ -1,24 +1,42 @@
 // The frames of a spin, downloaded and decoded in order in the background (spin.ts, preloadFrames).
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { preloadFrames, type FrameState } from './spin.ts';
+import { FramePending, preloadFrames, type FrameState } from './spin.ts';
 
 const CONCURRENCY = 4;
-/** A cold frame may be answered 503 while the renderer bakes it: the one retry waits a little. */
+/** A frame that failed otherwise than pending is asked once more after this. */
 const RETRY_DELAY_MS = 2000;
+/** A renderer without a GPU shoots a cold frame in seconds, one at a time: a whole spin may take minutes. */
+const PENDING_BUDGET_MS = 15 * 60_000;
 
-/** Decodes one picture; the element is kept, so the browser keeps the decoded picture for the viewer. */
-function decode(url: string, keep: HTMLImageElement[], i: number): Promise<void> {
+/**
+ * Downloads one frame and decodes it. fetch() rather than an image element, so that a 503 with
+ * Retry-After (the renderer is shooting the frame) is told apart from a failure (/images exposes the
+ * header to pages). The picture is kept as an object URL, decoded once, for the viewer to draw.
+ */
+async function fetchFrame(url: string, signal: AbortSignal): Promise<string> {
+  const res = await fetch(url, { signal });
+  if (res.status === 503) {
+    const after = Number(res.headers.get('Retry-After'));
+    if (Number.isFinite(after) && after > 0) throw new FramePending(after);
+  }
+  if (!res.ok) throw new Error(`frame download answered ${res.status}`);
+  const objectUrl = URL.createObjectURL(await res.blob());
   const img = new Image();
-  img.decoding = 'async';
-  img.src = url;
-  return img.decode().then(() => {
-    keep[i] = img;
-  });
+  img.src = objectUrl;
+  try {
+    await img.decode();
+  } catch (e) {
+    URL.revokeObjectURL(objectUrl);
+    throw e;
+  }
+  return objectUrl;
 }
 
 export interface FramePreload {
   states: FrameState[];
-  /** Loads the frames marked failed again (a renderer without a GPU may take longer than one retry). */
+  /** The decoded picture of a loaded frame (an object URL), for the viewer's image. */
+  srcOf: (index: number) => string | undefined;
+  /** Loads the frames marked failed again. */
   retryFailed: () => void;
 }
 
@@ -28,7 +46,7 @@ export interface FramePreload {
  */
 export function useFramePreload(urls: readonly string[]): FramePreload {
   const [states, setStates] = useState<FrameState[]>(() => urls.map(() => 'waiting'));
-  const kept = useRef<HTMLImageElement[]>([]);
+  const kept = useRef<string[]>([]);
   const current = useRef(states);
   current.current = states;
   // one signal for the viewer's life: a later round does not stop frames of an earlier one still coming
@@ -38,8 +56,11 @@ export function useFramePreload(urls: readonly string[]): FramePreload {
     void preloadFrames(indices, {
       concurrency: CONCURRENCY,
       retryDelayMs: RETRY_DELAY_MS,
+      pendingBudgetMs: PENDING_BUDGET_MS,
       signal: life.current.signal,
-      load: (i) => decode(urls[i]!, kept.current, i),
+      load: async (i) => {
+        kept.current[i] = await fetchFrame(urls[i]!, life.current.signal);
+      },
       onSettled: (i, state) =>
         setStates((prev) => {
           const next = prev.slice();
@@ -50,11 +71,15 @@ export function useFramePreload(urls: readonly string[]): FramePreload {
 
   useEffect(() => {
     load(urls.map((_, i) => i));
-    return () => life.current.abort();
+    return () => {
+      life.current.abort();
+      for (const u of kept.current) if (u) URL.revokeObjectURL(u);
+    };
   }, []);
 
   return {
     states,
+    srcOf: (i) => kept.current[i],
     retryFailed() {
       const failed = current.current.flatMap((s, i) => (s === 'failed' ? [i] : []));
       setStates((prev) => prev.map((s) => (s === 'failed' ? 'waiting' : s)));
