@@ -89,12 +89,21 @@ export class FrameBakerChild {
     });
     this.child = child;
     const ready = new Promise<ChildProcess>((resolve, reject) => {
+      // a child that never says ready (a GL driver hanging in its start) would hold the bake queue's one
+      // slot for good: it is killed like a hung bake, and the exit below fails the job
+      const startTimer = setTimeout(() => {
+        this.opts.logger.error({ pid: child.pid, ms: this.opts.timeoutMs ?? BAKE_TIMEOUT_MS }, 'spin frame baker did not start in time; killing it');
+        child.kill('SIGKILL');
+      }, this.opts.timeoutMs ?? BAKE_TIMEOUT_MS);
+      startTimer.unref();
       const onMessage = (m: ChildMessage) => {
         if (m.type === 'ready') {
+          clearTimeout(startTimer);
           this.glDescription = m.gl;
           this.opts.logger.info({ pid: child.pid, gl: m.gl }, 'spin frame baker started');
           resolve(child);
         } else if (m.type === 'fatal') {
+          clearTimeout(startTimer);
           this.startFailedAt = Date.now();
           this.startFailure = m.message;
           this.opts.logger.error({ reason: m.message }, 'spin frame baker could not start; spin frames cannot be baked');
@@ -114,6 +123,7 @@ export class FrameBakerChild {
         reject(new BakeFailure(`the frame baker could not start: ${e.message}`, 'child'));
       });
       child.once('exit', (code, signal) => {
+        clearTimeout(startTimer);
         if (this.child === child) {
           this.child = null;
           this.ready = null;
