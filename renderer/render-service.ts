@@ -245,7 +245,9 @@ export class RenderService {
     const yaw = frameYaw(id);
     const full = this.deps.spin.geometry.frameAt(set, yaw, SPIN_GEOMETRY_WIDTH);
     if (!full) throw new ServiceError('not_found', `Asset set ${set.id} has no spin (no 3D source)`);
-    const nominal = frameGeometry({ width: SPIN_GEOMETRY_WIDTH, height: SPIN_GEOMETRY_HEIGHT }, id, full.box, width, framing);
+    // fit scales every frame by the box the whole turn sweeps: one size for the spin, each frame's floor on the margin
+    const turn = this.deps.spin.geometry.turnBoxAt(set, SPIN_GEOMETRY_WIDTH)!;
+    const nominal = frameGeometry({ width: SPIN_GEOMETRY_WIDTH, height: SPIN_GEOMETRY_HEIGHT }, id, full.box, width, framing, turn);
     const needed = nominal.wholeShot ? width : Math.ceil(SPIN_GEOMETRY_WIDTH * nominal.scaleX - 1e-6);
     const bakeWidth = spinBakeWidth(needed);
     const g = this.deps.spin.geometry.frameAt(set, yaw, bakeWidth)!;
@@ -259,7 +261,7 @@ export class RenderService {
       lightDepth: { diffuse: 8, specular: 8 },
       calibration: { diffuseGain: 1, specularFloor: 0 },
     };
-    return { yaw, bakeWidth, view, box: g.box, frame: frameGeometry(view, id, g.box, width, framing) };
+    return { yaw, bakeWidth, view, box: g.box, frame: frameGeometry(view, id, g.box, width, framing, this.deps.spin.geometry.turnBoxAt(set, bakeWidth)) };
   }
 
   /**

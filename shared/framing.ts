@@ -119,6 +119,8 @@ export function isDefaultFraming(f: FramingOptions): boolean {
  * - `fit`: the vehicle box (full-size pixels) scaled so that its limiting side fills the frame less
  *   twice the margin, centred horizontally, its bottom (the ground line) on the bottom margin, so the
  *   ground line is at the same height in every view; `top_down` has no ground and is centred vertically.
+ *   A spin frame passes `sweep` (shared/spin.ts spinFitBox, the union of the turn's boxes): the scale
+ *   and the horizontal centre are the sweep's, the ground line the frame's own.
  */
 export function frameGeometry(
   view: { width: number; height: number },
@@ -126,6 +128,7 @@ export function frameGeometry(
   box: Box | null,
   width: number,
   f: FramingOptions,
+  sweep: Box | null = null,
 ): FrameGeometry {
   const shotHeight = Math.round((width * view.height) / view.width);
   const height = f.framing === 'studio' && f.aspect === DEFAULT_ASPECT ? shotHeight : frameHeight(width, f.aspect);
@@ -146,8 +149,13 @@ export function frameGeometry(
     };
   }
   const m = f.margin / 100;
-  const s = Math.min(((1 - 2 * m) * width) / box.width, ((1 - 2 * m) * height) / box.height);
-  const offsetX = width / 2 - (box.x + box.width / 2) * s;
+  // a spin frame's scale and horizontal place come from the box of the whole turn (the sweep), so the
+  // vehicle keeps its size and stays on the turntable's axis; its own ground line still goes on the
+  // bottom margin, so the floor is at one height in every frame (the sweep holds every frame's box, so
+  // each still fits inside the margins)
+  const fitOn = sweep && sweep.width > 0 && sweep.height > 0 ? sweep : box;
+  const s = Math.min(((1 - 2 * m) * width) / fitOn.width, ((1 - 2 * m) * height) / fitOn.height);
+  const offsetX = width / 2 - (fitOn.x + fitOn.width / 2) * s;
   const offsetY = viewId === 'top_down' ? height / 2 - (box.y + box.height / 2) * s : (1 - m) * height - (box.y + box.height) * s;
   return { width, height, scaleX: s, scaleY: s, offsetX, offsetY, wholeShot: false };
 }

@@ -74,6 +74,23 @@ export function isSpinFrameCount(n: number): n is SpinFrameCount {
 export const SPIN_GEOMETRY_WIDTH = 1600;
 export const SPIN_GEOMETRY_HEIGHT = 900;
 
+/**
+ * The box `fit` framing scales every frame of a spin by (shared/framing.ts frameGeometry's `sweep`):
+ * the union of the frames' vehicle boxes, the space the vehicle sweeps as it turns. One scale for all
+ * frames keeps the vehicle's size as it turns (each frame's own box would zoom it in and out: a scale
+ * of 0.52 side on against 0.83 from the front for the coupé). Boxes in one frame size.
+ */
+export function spinFitBox(boxes: Iterable<{ x: number; y: number; width: number; height: number }>): { x: number; y: number; width: number; height: number } | null {
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  for (const b of boxes) {
+    x0 = Math.min(x0, b.x);
+    y0 = Math.min(y0, b.y);
+    x1 = Math.max(x1, b.x + b.width);
+    y1 = Math.max(y1, b.y + b.height);
+  }
+  return x1 > x0 && y1 > y0 ? { x: x0, y: y0, width: x1 - x0, height: y1 - y0 } : null;
+}
+
 export interface SpinOptions {
   frames: SpinFrameCount;
   /** Clamped into SPIN_WIDTH_MIN..SPIN_WIDTH_MAX. */

@@ -1,7 +1,7 @@
-import { canonicalFraming, frameGeometry, layoutOf, type Layout } from '../../shared/framing.ts';
+import { canonicalFraming, frameGeometry, layoutOf, type Box, type Layout } from '../../shared/framing.ts';
 import type { SpinDescription, SpinFrameDescription } from '../../shared/render-contract.ts';
 import type { ImageOptions } from '../../shared/render-options.ts';
-import { frameId, spinYaws, type SpinOptions } from '../../shared/spin.ts';
+import { frameId, spinFitBox, spinYaws, type SpinOptions } from '../../shared/spin.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { VehicleRow } from '../catalog/catalog-repo.ts';
 import type { ImageSigner } from '../signing/image-token.ts';
@@ -45,6 +45,8 @@ export function signedSpinAnswer(
   const nowMs = Date.now();
   let expiresAt = new Date(nowMs);
   let plateShown = false;
+  // over all 72 frames DescribeSet gives, as the renderer takes it, whatever frames were asked
+  const turn = spinFitBox([...spin.frames.values()].map((f) => f.vehicleBox));
   const frames = spinYaws(spinOpts.frames).map((yaw, index): SpinFrameAnswer => {
     const id = frameId(yaw);
     const g = spin.frames.get(yaw) ?? null;
@@ -76,7 +78,7 @@ export function signedSpinAnswer(
       index,
       yaw_degrees: yaw,
       image_url: `${deps.publicBaseUrl()}/images/${signed.token}.${opts.format}`,
-      layout: g ? frameLayout(opts, spin, id, g) : null,
+      layout: g && turn ? frameLayout(opts, spin, turn, id, g) : null,
     };
   });
   const warnings: SpinAnswer['warnings'] = [];
@@ -90,9 +92,10 @@ export function signedSpinAnswer(
   };
 }
 
-/** The frame's layout: the renderer's framing geometry (shared/framing.ts) on the frame's box in the spin's geometry frame. */
-function frameLayout(opts: ImageOptions, spin: SpinDescription, id: ReturnType<typeof frameId>, g: SpinFrameDescription): Layout {
+/** The frame's layout: the renderer's framing geometry (shared/framing.ts) in the spin's geometry frame, the frame's own box placed by it. */
+function frameLayout(opts: ImageOptions, spin: SpinDescription, turn: Box, id: ReturnType<typeof frameId>, g: SpinFrameDescription): Layout {
   const size = { width: spin.width, height: spin.height };
-  const frame = frameGeometry(size, id, g.vehicleBox, opts.width, opts.frame);
+  // fit scales every frame by the box the whole turn sweeps (shared/spin.ts spinFitBox), as the renderer does
+  const frame = frameGeometry(size, id, g.vehicleBox, opts.width, opts.frame, turn);
   return layoutOf(frame, id, g.vehicleBox, g.groundY, opts.plate !== null ? g.plateQuad : null);
 }

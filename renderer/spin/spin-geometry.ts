@@ -1,6 +1,6 @@
 import type { Box } from '../../shared/framing.ts';
 import type { AssetSetMeta } from '../../shared/asset-format/read-set.ts';
-import { ALL_SPIN_YAWS, SPIN_GEOMETRY_HEIGHT, SPIN_GEOMETRY_WIDTH } from '../../shared/spin.ts';
+import { ALL_SPIN_YAWS, SPIN_GEOMETRY_HEIGHT, SPIN_GEOMETRY_WIDTH, spinFitBox } from '../../shared/spin.ts';
 import { spinFrameGeometry } from '../../baker/spin/geometry.ts';
 
 /** One frame's geometry in pixels of a SPIN_GEOMETRY_WIDTH × SPIN_GEOMETRY_HEIGHT frame. */
@@ -17,7 +17,7 @@ export interface SpinFrameGeometry {
  * box, so the layout a gateway computes from DescribeSet and the picture agree.
  */
 export class SpinGeometry {
-  private readonly bySet = new Map<string, { revision: string; frames: Map<number, SpinFrameGeometry> }>();
+  private readonly bySet = new Map<string, { revision: string; frames: Map<number, SpinFrameGeometry>; turn: Box }>();
 
   /** null: the set has no 3D source. */
   frames(set: AssetSetMeta): Map<number, SpinFrameGeometry> | null {
@@ -29,8 +29,16 @@ export class SpinGeometry {
       const g = spinFrameGeometry(set.spin, yaw, SPIN_GEOMETRY_WIDTH, SPIN_GEOMETRY_HEIGHT);
       frames.set(yaw, { yaw, box: g.box, groundY: g.groundY, plateQuad: g.plateQuad });
     }
-    this.bySet.set(set.id, { revision: set.revision, frames });
+    this.bySet.set(set.id, { revision: set.revision, frames, turn: spinFitBox([...frames.values()].map((f) => f.box))! });
     return frames;
+  }
+
+  /** The box `fit` framing fits for every frame (shared/spin.ts spinFitBox) at a frame `width` wide; null without a source. */
+  turnBoxAt(set: AssetSetMeta, width: number): Box | null {
+    if (!this.frames(set)) return null;
+    const b = this.bySet.get(set.id)!.turn;
+    const s = width / SPIN_GEOMETRY_WIDTH;
+    return { x: b.x * s, y: b.y * s, width: b.width * s, height: b.height * s };
   }
 
   /** A frame's geometry scaled to a frame `width` pixels wide (a bake width; same 16:9). */

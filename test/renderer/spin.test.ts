@@ -14,7 +14,7 @@ import { spinFrameSetDir } from '../../shared/asset-format/spin-frames.ts';
 import { frameGeometry, layoutOf } from '../../shared/framing.ts';
 import type { RenderRequest } from '../../shared/render-request.ts';
 import { connectRenderer, toServiceError } from '../../shared/render-contract.ts';
-import { frameId, spinYaws, type FrameId } from '../../shared/spin.ts';
+import { ALL_SPIN_YAWS, frameId, spinFitBox, spinYaws, type FrameId } from '../../shared/spin.ts';
 import { spinFrameGeometry } from '../../baker/spin/geometry.ts';
 import { alphaEdges } from '../support/alpha-box.ts';
 import { eventually } from '../support/eventually.ts';
@@ -126,9 +126,11 @@ describe('spin frames (renderer, baked on demand by the frame-baker child)', fun
       [30, { framing: 'studio', margin: 5, aspect: '16:9' }],
     ] as const) {
       const { header, bytes } = await renderBytes(srv.client, frame(yaw, { width: 400, frame: f }), 300_000);
-      // the gateway's way: DescribeSet's geometry at 1600×900 through the shared framing functions
+      // the gateway's way: DescribeSet's geometry at 1600×900 through the shared framing functions,
+      // framed on the box of the whole turn
       const g = spinFrameGeometry(meta.spin!, yaw, 1600, 900);
-      const geo = frameGeometry({ width: 1600, height: 900 }, frameId(yaw) as FrameId, g.box, 400, f);
+      const turn = spinFitBox(ALL_SPIN_YAWS.map((y) => spinFrameGeometry(meta.spin!, y, 1600, 900).box))!;
+      const geo = frameGeometry({ width: 1600, height: 900 }, frameId(yaw) as FrameId, g.box, 400, f, turn);
       const layout = layoutOf(geo, frameId(yaw) as FrameId, g.box, g.groundY, g.plateQuad);
       expect([header.width, header.height]).to.deep.equal([layout.width, layout.height]);
       const { edges } = await alphaEdges(bytes);
@@ -138,7 +140,31 @@ describe('spin frames (renderer, baked on demand by the frame-baker child)', fun
     }
   });
 
+  it('fit keeps the vehicle\'s size and floor as it turns: one scale for every frame, each frame\'s ground line on the margin, the widest frame filling the width less the margins', async () => {
+    const f = { framing: 'fit', margin: 5, aspect: '16:9' } as const;
+    const boxes = new Map<number, number[]>();
+    for (const yaw of [0, 90, 180, 270]) {
+      const { bytes } = await renderBytes(srv.client, frame(yaw, { width: 400, frame: f, shadow: false }), 300_000);
+      boxes.set(yaw, (await alphaEdges(bytes)).edges);
+    }
+    const height = (e: number[]) => e[3]! - e[1]!;
+    const width = (e: number[]) => e[2]! - e[0]!;
+    // front and side: the same car at one scale is about as tall from both (a frame's own box gave 406 against 232 px)
+    for (const yaw of [90, 180, 270]) {
+      expect(height(boxes.get(yaw)!) / height(boxes.get(0)!), `height at ${yaw} against 0`).to.be.within(0.9, 1.1);
+      expect(Math.abs(boxes.get(yaw)![3]! - boxes.get(0)![3]!), `floor at ${yaw} against 0 (px of 225)`).to.be.at.most(225 * 0.01 + 1);
+    }
+    // side on, the car is at its widest: the width less the two margins (5 % of 400 each), within 2 px
+    expect(Math.abs(width(boxes.get(90)!) - 360)).to.be.at.most(3);
+    expect(width(boxes.get(0)!)).to.be.lessThan(width(boxes.get(90)!) * 0.7);
+  });
+
   it('a render whose deadline the bake outlasts answers unavailable with a retry hint; the bake goes on and the retry is a composite', async () => {
+    // cold 1600 px frames ahead of it in the baker's queue, so the bake certainly outlasts the short deadline
+    const ahead = [205, 210, 215].map((yaw) => renderBytes(srv.client, frame(yaw, { width: 1600 }), 300_000));
+    await eventually(async () => {
+      expect(stats().queued + stats().running).to.be.at.least(1);
+    }, 60_000, 20);
     const before = stats().baked;
     let err: unknown = null;
     try {
@@ -146,15 +172,16 @@ describe('spin frames (renderer, baked on demand by the frame-baker child)', fun
     } catch (e) {
       err = e;
     }
+    await Promise.all(ahead);
     expect(err).to.be.instanceOf(ServiceError);
     expect((err as ServiceError).code).to.equal('unavailable');
     expect(Number((err as ServiceError).headers?.['Retry-After'])).to.be.within(1, 60);
     await eventually(async () => {
-      expect(stats().baked).to.equal(before + 1);
+      expect(stats().baked).to.equal(before + 4);
     }, 300_000, 250);
     const { header } = await renderBytes(srv.client, frame(200), 60_000);
     expect(header.width).to.equal(WIDTH);
-    expect(stats().baked).to.equal(before + 1);
+    expect(stats().baked).to.equal(before + 4);
   });
 
   it('a frame of a set without a 3D source is not_found, and so is an id that is no frame', async () => {
