@@ -71,8 +71,9 @@ export function frameAfterDrag(startIndex: number, dx: number, viewerWidth: numb
 export type FrameState = 'waiting' | 'baking' | 'loaded' | 'failed';
 
 /**
- * A frame the renderer is still shooting: the download answered 503 with `Retry-After` (a cold frame on
- * a renderer without a GPU takes seconds, longer than a download waits), to be asked again then.
+ * A frame to ask for again later: the download answered 503 with `Retry-After` (the renderer is still
+ * shooting it: a cold frame on a renderer without a GPU takes seconds, longer than a download waits),
+ * or 429 with it (the organisation's cold downloads are at their limit).
  */
 export class FramePending extends Error {
   constructor(readonly retryAfterS: number) {

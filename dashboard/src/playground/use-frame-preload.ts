@@ -9,13 +9,15 @@ const RETRY_DELAY_MS = 2000;
 const PENDING_BUDGET_MS = 15 * 60_000;
 
 /**
- * Downloads one frame and decodes it. fetch() rather than an image element, so that a 503 with
- * Retry-After (the renderer is shooting the frame) is told apart from a failure (/images exposes the
- * header to pages). The picture is kept as an object URL, decoded once, for the viewer to draw.
+ * Downloads one frame and decodes it. fetch() rather than an image element, so that a 503 or 429 with
+ * Retry-After (the renderer is shooting the frame, or the organisation's cold downloads are at their
+ * limit) is told apart from a failure (/images exposes the header to pages). The picture is kept as an object URL, decoded once, for the viewer to draw.
  */
 async function fetchFrame(url: string, signal: AbortSignal): Promise<string> {
   const res = await fetch(url, { signal });
-  if (res.status === 503) {
+  // 503: the renderer is shooting the frame; 429: the organisation's cold downloads are at their limit
+  // (each cold frame is one) — both say when to come back
+  if (res.status === 503 || res.status === 429) {
     const after = Number(res.headers.get('Retry-After'));
     if (Number.isFinite(after) && after > 0) throw new FramePending(after);
   }
