@@ -3,7 +3,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ApiError, type VehicleImageClient } from '../../client/src/index.ts';
 import { ERROR_CODES, MESSAGES, type ErrorCode } from '../../shared/errors.ts';
-import { FORMATS } from '../../shared/render-options.ts';
+import { ASPECTS, FRAMINGS, MARGIN_DEFAULT, MARGIN_MAX, MARGIN_MIN } from '../../shared/framing.ts';
+import { BACKGROUNDS, FORMATS } from '../../shared/render-options.ts';
 import { SPIN_FRAME_COUNTS, SPIN_FRAMES_DEFAULT, SPIN_WIDTH_DEFAULT, SPIN_WIDTH_MAX, SPIN_WIDTH_MIN } from '../../shared/spin.ts';
 import { SEGMENT_RE } from '../http/path-params.ts';
 import { VIEW_IDS, type ViewId } from '../../shared/views.ts';
@@ -23,6 +24,13 @@ export function registerTools(server: McpServer, api: VehicleImageClient, onUnex
   const model = slug('The model');
   const year = z.number().int().describe('The model year');
   const variant = slug('The variant').optional().describe('The variant slug, when the year has several vehicles');
+  // the picture options the image and spin calls share beyond colour, shadow, plate, format and width
+  const picture = {
+    background: z.enum(BACKGROUNDS).optional().describe('studio (default) or transparent (webp and png only)'),
+    framing: z.enum(FRAMINGS).optional().describe('studio (default: the whole studio shot) or fit (the vehicle box fills the frame up to the margin, its ground line on the bottom margin)'),
+    margin: z.number().int().optional().describe(`Percent of the output around the vehicle with fit, ${MARGIN_MIN}..${MARGIN_MAX} (default ${MARGIN_DEFAULT})`),
+    aspect: z.enum(ASPECTS).optional().describe('The output\'s aspect (default 16:9); the height follows from the width'),
+  };
 
   server.registerTool(
     'list_makes',
@@ -79,11 +87,12 @@ export function registerTools(server: McpServer, api: VehicleImageClient, onUnex
         plate: z.string().optional().describe('Licence-plate text, 1 to 12 characters'),
         format: z.enum(FORMATS).optional().describe('Image format (default webp); the contract names those allowed'),
         width: z.number().int().optional().describe('Width in pixels, clamped to 200..2400 (default 1600)'),
+        ...picture,
       },
       annotations: readOnly,
     },
     (a) => {
-      const query = { color: a.color, shadow: a.shadow, plate: a.plate, format: a.format, width: a.width };
+      const query = { color: a.color, shadow: a.shadow, plate: a.plate, format: a.format, width: a.width, background: a.background, framing: a.framing, margin: a.margin, aspect: a.aspect };
       // the API refuses an empty value where an option is absent: leave out what was not given
       for (const k of Object.keys(query) as Array<keyof typeof query>) if (query[k] === undefined) delete query[k];
       return answer(api.image({ make: a.make, model: a.model, year: a.year, variant: a.variant ?? null, view: a.view }, query));
@@ -105,11 +114,12 @@ export function registerTools(server: McpServer, api: VehicleImageClient, onUnex
         plate: z.string().optional().describe('Licence-plate text, 1 to 12 characters, drawn on the frames that show a plate'),
         format: z.enum(FORMATS).optional().describe('Image format (default webp); the contract names those allowed'),
         width: z.number().int().optional().describe(`Width in pixels, clamped to ${SPIN_WIDTH_MIN}..${SPIN_WIDTH_MAX} (default ${SPIN_WIDTH_DEFAULT})`),
+        ...picture,
       },
       annotations: readOnly,
     },
     (a) => {
-      const query = { frames: a.frames, color: a.color, shadow: a.shadow, plate: a.plate, format: a.format, width: a.width };
+      const query = { frames: a.frames, color: a.color, shadow: a.shadow, plate: a.plate, format: a.format, width: a.width, background: a.background, framing: a.framing, margin: a.margin, aspect: a.aspect };
       for (const k of Object.keys(query) as Array<keyof typeof query>) if (query[k] === undefined) delete query[k];
       return answer(api.spin(a.vehicle_id, query));
     },

@@ -145,6 +145,19 @@ describe(`MCP server (${backendLabel()})`, function () {
         expect(await used(), 'the download is not counted').to.equal(before);
       });
 
+      it('takes the framing options: fit at 1:1 downloads a square picture whose layout says so', async () => {
+        const a = await counted('render_image', { make: 'aurelia', model: 'vento', year: 2023, view: 'side_right', format: 'png', width: 300, framing: 'fit', margin: 8, aspect: '1:1', background: 'transparent' });
+        expect(a.isError).to.equal(false);
+        expect(a.json.options).to.include({ framing: 'fit', margin: 8, aspect: '1:1', background: 'transparent' });
+        const res = await fetch(a.json.image_url.replace('http://localhost:', 'http://127.0.0.1:'));
+        const meta = await sharp(Buffer.from(await res.arrayBuffer())).metadata();
+        expect([meta.width, meta.height, meta.hasAlpha]).to.deep.equal([300, 300, true]);
+        if (a.json.layout) expect([a.json.layout.width, a.json.layout.height]).to.deep.equal([300, 300]);
+        const bad = await counted('render_image', { make: 'aurelia', model: 'vento', year: 2023, view: 'side_right', framing: 'fit', margin: 41 });
+        expect(bad.isError).to.equal(true);
+        expect(bad.json).to.deep.equal({ error: 'bad_request', message: 'Invalid margin: use an integer percent from 0 to 40' });
+      });
+
       it('a variant view renders too; the reference lists and the usage are tools of their own', async () => {
         const gt = await counted('render_image', { make: 'aurelia', model: 'vento', year: 2024, variant: 'gt', view: 'rear' });
         expect(gt.json.image_url).to.be.a('string');
