@@ -25,6 +25,7 @@ import { measureCompositors } from '../renderer/backends/measure.ts';
 import { compositeJobFor, probePictures } from '../renderer/backend-probe.ts';
 import { encodeImage } from '../renderer/encode/encode.ts';
 import { startRendererServer, type RendererInternals } from '../renderer/server.ts';
+import { CPU_LEVEL_EXTRAS } from '../renderer/backends/cpu/level-extras.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -85,7 +86,7 @@ results.gl = glOk ? gl.description : { error: gl.error };
 
 section("auto's choice (RENDER_BACKEND=auto, as the renderer starts)");
 {
-  const store = new AssetStore({ dir: o.assets, cacheBytes: 1024 * 1024 * 1024, logger: quiet });
+  const store = new AssetStore({ dir: o.assets, cacheBytes: 1024 * 1024 * 1024, logger: quiet, levelExtras: CPU_LEVEL_EXTRAS });
   const { compositor, report } = await createCompositor({
     choice: 'auto',
     workers: 0,
@@ -125,7 +126,7 @@ function printMeasured(r: Pick<BackendReport, 'measured' | 'measureMs'>): void {
 if (glOk) {
   section('parity of gl against cpu (contract: at most 2 codes in any channel, PSNR >= 60 dB)');
   const cpu = await CpuCompositor.create({ workers: 0, logger: quiet });
-  const store = new AssetStore({ dir: o.assets, cacheBytes: 2048 * 1024 * 1024, logger: quiet });
+  const store = new AssetStore({ dir: o.assets, cacheBytes: 2048 * 1024 * 1024, logger: quiet, levelExtras: CPU_LEVEL_EXTRAS });
   const set = await store.getSet(setId);
   const corpora: Record<string, { d: ImageDifference; name: string }[]> = { studio: [], transparent: [] };
   for (const view of VIEW_IDS.filter((v) => set.views[v]).slice(0, SMOKE ? 1 : undefined)) {

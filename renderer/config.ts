@@ -33,7 +33,7 @@ function rendererSchema(projectRoot: string) {
       backend: e.RENDER_BACKEND,
       assetsDir: path.resolve(e.ASSETS_DIR ?? path.join(projectRoot, 'assets')),
       cacheBytes: e.RENDER_CACHE_MB * 1024 * 1024,
-      // at most 64: every layers arena keeps one scratch row per compositing thread (renderer/assets/arena.ts ARENA_SLOTS)
+      // at most 64: every layers arena keeps one scratch row per compositing thread (renderer/backends/cpu/arena.ts ARENA_SLOTS)
       workers: e.RENDER_WORKERS ?? Math.min(64, Math.max(1, os.availableParallelism())),
       queueMax: e.RENDER_QUEUE_MAX,
       /**

@@ -7,6 +7,7 @@ import { RENDER_SERVICE_NAME, loadRenderPackageDefinition, renderGrpcObject } fr
 import { AssetStore } from './assets/asset-store.ts';
 import { LevelFiles } from './assets/level-files.ts';
 import type { Compositor } from './backends/backend.ts';
+import { CPU_LEVEL_EXTRAS } from './backends/cpu/level-extras.ts';
 import { createCompositor, type BackendReport } from './backends/select.ts';
 import { probePictures } from './backend-probe.ts';
 import { renderHandlers } from './grpc/handlers.ts';
@@ -54,8 +55,9 @@ export async function startRendererServer(opts: {
   const queue = new RenderQueue(config.workers, config.queueMax);
   // a directory that cannot be used is logged and leaves the renderer without level files, never without renders
   const levelFiles = config.levelFiles ? await LevelFiles.open({ dir: config.levelFiles.dir, budgetBytes: config.levelFiles.bytes, logger }) : null;
-  // levels carry the cpu kernel's data while auto may still measure the cpu backend; then what the chosen backend asks
-  const store = new AssetStore({ dir: config.assetsDir, cacheBytes: layerBytes, logger, shadowedBase: true, levelFiles });
+  // levels carry the cpu backend's extras while auto may still measure it (with this store's levels,
+  // so the store comes first); then the chosen backend's
+  const store = new AssetStore({ dir: config.assetsDir, cacheBytes: layerBytes, logger, levelExtras: CPU_LEVEL_EXTRAS, levelFiles });
   const { loaded } = await store.init();
   const { compositor: backend, report: backendReport } = await createCompositor({
     choice: config.backend,
@@ -65,7 +67,7 @@ export async function startRendererServer(opts: {
     alone: () => queue.running <= 1 && queue.queued === 0,
     probe: (reference) => probePictures({ store, sets: loaded, reference }),
   });
-  store.useCpuLevelExtras(backend.cpuLevelExtras);
+  store.useLevelExtras(backend.levelExtras);
   store.onEvict = (key) => backend.forget?.(key);
   // the frame-baker child is forked with the first frame to bake, not here
   const spin = new SpinFrameBaker({ framesDir: config.spin.framesDir, supersample: config.spin.supersample, queueMax: config.spin.queueMax, logger });

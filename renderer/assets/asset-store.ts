@@ -13,7 +13,7 @@ import { isSetId } from '../../shared/asset-format/set-id.ts';
 import { AssetSetError } from '../../shared/asset-format/set-json.ts';
 import { decodeLayerFiles, type LayerFiles } from './decode-layers.ts';
 import type { Layers } from './layers.ts';
-import { withLevelTables } from './level-tables.ts';
+import type { LevelExtras } from './level-extras.ts';
 import { halveLayers, levelSize, twoThirdsLayers } from './reduce-layers.ts';
 import type { LevelFileSpec, LevelFiles } from './level-files.ts';
 import { runPaced } from './paced.ts';
@@ -26,8 +26,11 @@ export interface AssetStoreOptions {
   logger: Logger;
   /** How often a set's set.json is re-checked for a change, ms. */
   recheckMs?: number;
-  /** Make each level's shadowed base (Layers.shadowedBase): the cpu backend's; default true. */
-  shadowedBase?: boolean;
+  /**
+   * What the backend adds to the levels made from now on (level-extras.ts; `useLevelExtras` changes it):
+   * the chosen backend's (Compositor.levelExtras: the cpu backend's arena, shadowed base and level tables).
+   */
+  levelExtras: LevelExtras;
   /** Built levels kept on disk (LEVEL_CACHE_DIR): read before a level is built, written after; null: none. */
   levelFiles?: LevelFiles | null;
 }
@@ -87,15 +90,15 @@ export class AssetStore {
   private readonly inflight = new Map<string, Promise<Layers>>();
   private readonly recheckMs: number;
   private readonly forcedGc = new ForcedGc();
-  /** Level tables being built (addLevelTables). */
+  /** What levels gain once cached, being built (afterLevel). */
   private readonly tables = new Set<Promise<void>>();
   /** Called when layers leave the cache (the gl backend drops its textures of them). */
   onEvict: ((key: string) => void) | null = null;
 
-  private shadowedBase: boolean;
+  private extras: LevelExtras;
 
   constructor(private readonly opts: AssetStoreOptions) {
-    this.shadowedBase = opts.shadowedBase !== false;
+    this.extras = opts.levelExtras;
     this.recheckMs = opts.recheckMs ?? 1000;
     // This store is the cache of decoded layers. libvips' operation cache would keep a second copy
     // of each decoded file (up to 50 MB by default) and the renderer's pictures are raw buffers it
@@ -112,12 +115,13 @@ export class AssetStore {
   }
 
   /**
-   * Whether levels made from now on carry the cpu kernel's data (Compositor.cpuLevelExtras: shadowed
-   * base, output picture, level tables), as the backend chosen at start asks. Levels already made keep
-   * what they have; level files are told apart by it (levelFileSpec).
+   * What levels made from now on get from the backend (Compositor.levelExtras), once the backend is
+   * chosen: RENDER_BACKEND=auto measures the cpu backend on this store's levels before it chooses
+   * (renderer/server.ts). Levels already made keep what they have; level files hold the planes only,
+   * read back with these extras (levelFileSpec).
    */
-  useCpuLevelExtras(on: boolean): void {
-    this.shadowedBase = on;
+  useLevelExtras(extras: LevelExtras): void {
+    this.extras = extras;
   }
 
   get dir(): string {
@@ -204,7 +208,7 @@ export class AssetStore {
       p = make()
         .then((l) => {
           this.layers.set(key, l);
-          this.addLevelTables(key, l);
+          this.afterLevel(key, l);
           return l;
         })
         .finally(() => this.inflight.delete(key));
@@ -214,15 +218,16 @@ export class AssetStore {
   }
 
   /**
-   * The level's tables (level-tables.ts `withLevelTables`: its edge list, fully painted runs and palette), built after the
-   * level is cached, paced on this thread, so a cold render never waits for them (renders meanwhile
-   * compute those pixels from the planes, to the same bytes); then the cache counts the arena's growth
-   * (the new Layers object replaces the old without disposing it).
+   * What the level gains once cached (LevelExtras.afterLevel: the cpu backend's level tables), built
+   * paced on this thread, so a cold render never waits for it (renders meanwhile do without, to the
+   * same bytes); then the cache counts what it grew by (the new Layers object replaces the old without
+   * disposing it).
    */
-  private addLevelTables(key: string, l: Layers): void {
-    if (!l.arena?.output || l.arena.tablesTried) return;
+  private afterLevel(key: string, l: Layers): void {
     // stopped between slices once the level left the cache
-    const built = runPaced(withLevelTables(l, () => this.layers.peek(key) === l))
+    const work = this.extras.afterLevel?.(l, () => this.layers.peek(key) === l) ?? null;
+    if (!work) return;
+    const built = runPaced(work)
       .then((withIt) => {
         if (withIt !== l && this.layers.peek(key) === l) this.layers.set(key, withIt, { noDisposeOnSet: true });
       })
@@ -231,7 +236,7 @@ export class AssetStore {
     this.tables.add(built);
   }
 
-  /** Settles once the level tables being built now are done (tests, benchmarks). */
+  /** Settles once what levels gain after caching (the level tables), being built now, is done (tests, benchmarks). */
   async tablesBuilt(): Promise<void> {
     while (this.tables.size > 0) await Promise.all([...this.tables]);
   }
@@ -251,14 +256,15 @@ export class AssetStore {
     const levelFiles = this.opts.levelFiles ?? null;
     // 1.5 comes from the full size; every other level is the halving of the one at half its footprint
     const build = async (): Promise<Layers> => {
+      const extras = this.extras;
       if (footprint === 1) {
         // the files as they were when their decode began: every level made from this one carries it
         const source = levelFiles ? await this.sourceDigest(v, files()) : null;
-        const l = await decodeLayerFiles(key, files(), v.lightDepth, v.width, v.height, { shadowedBase: this.shadowedBase });
+        const l = await decodeLayerFiles(key, files(), v.lightDepth, v.width, v.height, extras);
         return source ? { ...l, source } : l;
       }
       const parent = await this.level(set, viewId, footprint === 1.5 ? 1 : footprint / 2);
-      const l = await (footprint === 1.5 ? twoThirdsLayers : halveLayers)(key, parent);
+      const l = await (footprint === 1.5 ? twoThirdsLayers : halveLayers)(key, parent, extras);
       return parent.source ? { ...l, source: parent.source } : l;
     };
     // the full size is never a level file: read back it saves about half of its build (its decode,
@@ -299,7 +305,7 @@ export class AssetStore {
       shadow: v.shadow,
       coverage: v.coverage,
       level: { footprint, fullWidth: v.width, fullHeight: v.height },
-      shadowedBase: this.shadowedBase,
+      extras: this.extras,
     };
   }
 

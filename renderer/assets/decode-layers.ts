@@ -1,7 +1,7 @@
-import { allocPlanes } from './arena.ts';
 import { readGreyLayer, readLightCodes, readRgbLayer } from '../../shared/asset-format/layer-files.ts';
 import { LIGHT8_TO_LINEAR } from '../../shared/asset-format/light-encoding.ts';
 import { copySliced, layersOf, lookUpRange, SLICE_PIXELS, type Layers } from './layers.ts';
+import type { LevelExtras } from './level-extras.ts';
 import { runPaced, type Sliced } from './paced.ts';
 
 export interface LayerFiles {
@@ -13,14 +13,14 @@ export interface LayerFiles {
   coverage: string | null;
 }
 
-/** Decodes a view's files once, at full size. */
+/** Decodes a view's files once, at full size, into planes from `extras` (and with what they add). */
 export async function decodeLayerFiles(
   key: string,
   files: LayerFiles,
   lightDepth: { diffuse: 8 | 16; specular: 8 | 16 },
   width: number,
   height: number,
-  opts: { shadowedBase?: boolean } = {},
+  extras: LevelExtras,
 ): Promise<Layers> {
   const [b, p, d, s, sh, cv] = await Promise.all([
     readRgbLayer(files.base),
@@ -41,8 +41,8 @@ export async function decodeLayerFiles(
   ) {
     throw new Error(`${key}: decoded layer sizes do not match ${width}x${height}`);
   }
-  const planes = allocPlanes(key, width, height, { shadow: sh !== null, coverage: cv !== null, shadowedBase: opts.shadowedBase, output: opts.shadowedBase !== false });
-  const { base, paint, diffuse, specular, shadow, shadowedBase, coverage, arena } = planes;
+  const planes = extras.allocatePlanes(key, width, height, { shadow: sh !== null, coverage: cv !== null });
+  const { base, paint, diffuse, specular, shadow, coverage } = planes;
   // paced (paced.ts): the renderer decodes on its main thread, which serves gRPC meanwhile
   return runPaced(
     (function* (): Sliced<Layers> {
@@ -60,7 +60,7 @@ export async function decodeLayerFiles(
             yield;
           }
       }
-      return yield* layersOf(key, { width, height, base, paint, diffuse, specular, shadow, shadowedBase, coverage, arena }, opts);
+      return yield* layersOf(key, { ...planes, width, height }, extras);
     })(),
   );
 }

@@ -1,6 +1,6 @@
 // The types of a view's layers at one size and of the tables and memory the cpu backend adds to them,
-// in one module of types only, so the modules that make them (layers.ts, arena.ts, level-tables.ts,
-// reduce-layers.ts) import each other in one direction.
+// in one module of types only, so the modules that make them (layers.ts, reduce-layers.ts, and the cpu
+// backend's backends/cpu/arena.ts, level-tables.ts, level-extras.ts) import each other in one direction.
 
 /**
  * The decoded layers of one view at one size, in shared memory so the cpu workers read them
@@ -24,7 +24,7 @@ export interface Layers extends PlaneSet {
   /**
    * The base with the floor shadow already applied (RGB): what a render with the shadow shows
    * wherever there is no paint, whatever the colour. Made once per level for the cpu backend (the
-   * asset store's `shadowedBase` option; the gl backend does not use it), so the kernel copies it and
+   * cpu backend's LevelExtras, backends/cpu/level-extras.ts; the gl backend does not use it), so the kernel copies it and
    * never visits the shadow-only pixels (about half the pixels it touched before).
    */
   shadowedBase?: Uint8Array;

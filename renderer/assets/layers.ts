@@ -1,13 +1,11 @@
-import type { PlaneSet, Layers, ActiveRuns, LayerArena, LevelGeometry } from './layer-types.ts';
+import type { Layers, ActiveRuns, LevelGeometry } from './layer-types.ts';
 export type { PlaneSet, Layers, ActiveRuns } from './layer-types.ts';
-import { SHADED } from '../color/srgb8.ts';
-import { sharedU8 } from './arena.ts';
-import { withLevelTables } from './level-tables.ts';
+import type { LevelExtras, LevelPlanes } from './level-extras.ts';
 import { runNow, runPaced, type Sliced } from './paced.ts';
 
-// What a view's layers at one size are (Layers), and how planes become them: the shadowed base and
-// the active runs made, paced. The arena they live in is arena.ts; their level tables level-tables.ts;
-// decoding a set's files decode-layers.ts; the smaller levels reduce-layers.ts.
+// What a view's layers at one size are (Layers), and how planes become them: the active runs made,
+// and what the backend's LevelExtras add (level-extras.ts: the cpu backend's shadowed base), paced.
+// Decoding a set's files is decode-layers.ts; the smaller levels reduce-layers.ts.
 
 function layerBytes(l: Omit<Layers, 'bytes' | 'key' | 'level'>): number {
   return (
@@ -65,15 +63,6 @@ export function* copySliced(dst: Uint8Array | Uint16Array, src: Uint8Array | Uin
   }
 }
 
-/** The base darkened by the shadow through linear light, exactly as the kernels would per pixel. */
-function* fillShadowedBase(out: Uint8Array, base: Uint8Array, shadow: Uint8Array): Sliced<void> {
-  yield* copySliced(out, base);
-  for (let i = 0; i < shadow.length; i += SLICE_PIXELS) {
-    shadeRange(out, base, shadow, i, Math.min(shadow.length, i + SLICE_PIXELS));
-    yield;
-  }
-}
-
 /**
  * Pixels a sliced loop does between two turns. The pixel loops themselves are plain functions
  * (`shadeRange`, `lookUpRange`): with a `yield` inside a hot loop, V8's code for the loop ran 4–5 ×
@@ -81,43 +70,28 @@ function* fillShadowedBase(out: Uint8Array, base: Uint8Array, shadow: Uint8Array
  */
 export const SLICE_PIXELS = 65536;
 
-function shadeRange(out: Uint8Array, base: Uint8Array, shadow: Uint8Array, from: number, to: number): void {
-  for (let i = from; i < to; i++) {
-    const s8 = shadow[i]!;
-    if (s8 === 0) continue;
-    const sh = s8 << 8;
-    const o = i * 3;
-    out[o] = SHADED[sh | base[o]!]!;
-    out[o + 1] = SHADED[sh | base[o + 1]!]!;
-    out[o + 2] = SHADED[sh | base[o + 2]!]!;
-  }
-}
-
 /** out[i] = table[src[i]] for i in [from, to). */
 export function lookUpRange(out: Uint16Array, src: Uint8Array, table: Uint16Array, from: number, to: number): void {
   for (let i = from; i < to; i++) out[i] = table[src[i]!]!;
 }
 
 /**
- * The Layers of these planes: with a shadow, the shadowed base is filled (the arena's plane from
- * allocPlanes; outside an arena a new one) and the runs cover paint only, unless `opts.shadowedBase`
- * is false, where there is none and the runs cover paint and shadow, as the kernels then need.
+ * The Layers of these planes, at once, with what `extras` add (the cpu backend's: with a shadow, the
+ * shadowed base, and the runs then cover paint only; its level tables), as the asset store makes a
+ * level and then adds to it once cached (tests, tools).
  */
-export function makeLayers(key: string, l: Omit<Layers, 'bytes' | 'key' | 'runs' | 'level'>, opts: { shadowedBase?: boolean } = {}): Layers {
-  return runNow(withLevelTables(runNow(layersOf(key, l, opts))));
+export function makeLayers(key: string, l: Omit<Layers, 'bytes' | 'key' | 'runs' | 'level'>, extras: LevelExtras): Layers {
+  const made = runNow(layersOf(key, l, extras));
+  const after = extras.afterLevel?.(made, () => true) ?? null;
+  return after ? runNow(after) : made;
 }
 
-export function* layersOf(key: string, l: Omit<Layers, 'bytes' | 'key' | 'runs' | 'level'>, opts: { shadowedBase?: boolean }): Sliced<Layers> {
-  let shadowedBase: Uint8Array | undefined;
-  if (l.shadow !== null && opts.shadowedBase !== false) {
-    shadowedBase = l.shadowedBase;
-    if (shadowedBase === undefined) {
-      // in an arena the kernel reads it in place, so it must be the arena's (allocPlanes)
-      if (l.arena) throw new Error(`${key}: layers in an arena need their shadowedBase plane from allocPlanes`);
-      shadowedBase = sharedU8(l.base.length);
-    }
-    yield* fillShadowedBase(shadowedBase, l.base, l.shadow);
-  }
+/**
+ * The Layers of these planes: the shadowed base made where `extras` make one (its runs then cover
+ * paint only; else paint and shadow, as the kernels then need), and the active runs.
+ */
+export function* layersOf(key: string, l: LevelPlanes & { width: number; height: number }, extras: LevelExtras): Sliced<Layers> {
+  const shadowedBase = l.shadow !== null && extras.shadowedBase ? yield* extras.shadowedBase(key, l) : undefined;
   const runs = yield* activeRuns(l.width, l.height, l.paint, shadowedBase ? null : l.shadow);
   // an arena is held whole (header and scratch rows included) for as long as any of its planes is
   const planes = l.arena ? l.arena.memory.buffer.byteLength : layerBytes(l);
@@ -126,10 +100,9 @@ export function* layersOf(key: string, l: Omit<Layers, 'bytes' | 'key' | 'runs' 
 }
 
 /**
- * The Layers of planes filled from elsewhere (a level file: level-files.ts), in an arena from
- * allocPlanes: the shadowed base and runs made here, paced, as for a level decoded or reduced here.
+ * The Layers of planes filled from elsewhere (a level file: level-files.ts), allocated by `extras`:
+ * what `extras` add and the runs made here, paced, as for a level decoded or reduced here.
  */
-export function layersOfPlanes(key: string, p: PlaneSet & { arena: LayerArena; shadowedBase?: Uint8Array; width: number; height: number }, level: LevelGeometry | undefined, opts: { shadowedBase?: boolean }): Promise<Layers> {
-  return runPaced(layersOf(key, p, opts)).then((made) => (level ? { ...made, level } : made));
+export function layersOfPlanes(key: string, p: LevelPlanes & { width: number; height: number }, level: LevelGeometry | undefined, extras: LevelExtras): Promise<Layers> {
+  return runPaced(layersOf(key, p, extras)).then((made) => (level ? { ...made, level } : made));
 }
-

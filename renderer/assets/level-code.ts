@@ -2,7 +2,8 @@ import sharp from 'sharp';
 
 /**
  * The version of the code that makes a level's planes: decode-layers.ts (and the 8-bit light table,
- * light-encoding.ts), reduce-layers.ts, and what layers.ts adds (shadowed base, runs). Bump it with any
+ * light-encoding.ts), reduce-layers.ts, and what layers.ts adds (runs) with the cpu backend's level extras (the
+ * shadowed base: backends/cpu/level-extras.ts). Bump it with any
  * change to what they produce; `test/renderer/level-code.test.ts` fails until it is bumped (it keeps
  * the digest of a small view made and reduced by the running code, per version).
  */

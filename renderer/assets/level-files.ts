@@ -5,8 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import type { Logger } from '../../shared/logger.ts';
-import { allocPlanes, type Planes } from './arena.ts';
 import { layersOfPlanes, type Layers, type PlaneSet } from './layers.ts';
+import type { LevelExtras, LevelPlanes } from './level-extras.ts';
 import type { LevelGeometry } from './reduce-layers.ts';
 import { levelCode } from './level-code.ts';
 
@@ -55,8 +55,12 @@ export interface LevelFileSpec {
   coverage: boolean;
   /** A reduced level's place in the full size; null: the full size. */
   level: LevelGeometry | null;
-  /** The arena's extra planes, as the asset store builds its levels (allocPlanes). */
-  shadowedBase: boolean;
+  /**
+   * What the backend adds to levels, as the asset store makes them (level-extras.ts): the planes read
+   * back are allocated by it and it adds the rest. A file holds the planes only, so the same file
+   * serves levels with any extras.
+   */
+  extras: LevelExtras;
 }
 
 interface Header {
@@ -238,7 +242,7 @@ export class LevelFiles {
       this.counts.misses++;
       return null;
     }
-    let planes: Planes | null = null;
+    let planes: LevelPlanes | null = null;
     let size = 0;
     try {
       ({ size } = await fh.stat());
@@ -259,7 +263,7 @@ export class LevelFiles {
       ) {
         throw new LevelFileError('the header does not match the level');
       }
-      planes = allocPlanes(spec.key, spec.width, spec.height, { shadow: spec.shadow, coverage: spec.coverage, shadowedBase: spec.shadowedBase, output: spec.shadowedBase });
+      planes = spec.extras.allocatePlanes(spec.key, spec.width, spec.height, { shadow: spec.shadow, coverage: spec.coverage });
       const parts = planesOf(planes).map(bytesOf);
       let at = headerBytes;
       for (const p of parts) {
@@ -278,8 +282,7 @@ export class LevelFiles {
     await fh.close().catch(() => undefined);
     this.touch(name, size);
     this.counts.hits++;
-    const { arena, ...rest } = planes;
-    return layersOfPlanes(spec.key, { ...rest, arena, width: spec.width, height: spec.height }, spec.level ?? undefined, { shadowedBase: spec.shadowedBase });
+    return layersOfPlanes(spec.key, { ...planes, width: spec.width, height: spec.height }, spec.level ?? undefined, spec.extras);
   }
 
   /**

@@ -1,8 +1,8 @@
 import type { LevelGeometry, Layers } from './layer-types.ts';
 export type { LevelGeometry } from './layer-types.ts';
 import { SRGB8_TO_LINEAR, LINEAR_LUT_SIZE, LINEAR_TO_SRGB8 } from '../../shared/color/srgb.ts';
-import { allocPlanes } from './arena.ts';
 import { layersOf } from './layers.ts';
+import type { LevelExtras } from './level-extras.ts';
 import { runNow, runPaced, type Sliced } from './paced.ts';
 
 /**
@@ -63,16 +63,16 @@ export function levelSize(fullWidth: number, fullHeight: number, footprint: numb
  * (averaged over what exists) or, under half of one, drops that sliver. The render resizes its finished
  * picture to the exact output size afterwards, when the level's size is not already the output size.
  */
-export function reduceLayers(key: string, src: Layers, ratio: 2 | 1.5): Layers {
-  return runNow(reducedLayers(key, src, ratio));
+export function reduceLayers(key: string, src: Layers, ratio: 2 | 1.5, extras: LevelExtras): Layers {
+  return runNow(reducedLayers(key, src, ratio, extras));
 }
 
 /** reduceLayers, paced (paced.ts): what the asset store runs on the renderer's main thread. */
-export function reduceLayersPaced(key: string, src: Layers, ratio: 2 | 1.5, sliceMs?: number): Promise<Layers> {
-  return runPaced(reducedLayers(key, src, ratio), sliceMs);
+export function reduceLayersPaced(key: string, src: Layers, ratio: 2 | 1.5, extras: LevelExtras, sliceMs?: number): Promise<Layers> {
+  return runPaced(reducedLayers(key, src, ratio, extras), sliceMs);
 }
 
-function* reducedLayers(key: string, src: Layers, ratio: 2 | 1.5): Sliced<Layers> {
+function* reducedLayers(key: string, src: Layers, ratio: 2 | 1.5, extras: LevelExtras): Sliced<Layers> {
   const g = levelGeometry(src);
   const footprint = g.footprint * ratio;
   const { width: W, height: H } = levelSize(g.fullWidth, g.fullHeight, footprint);
@@ -80,15 +80,9 @@ function* reducedLayers(key: string, src: Layers, ratio: 2 | 1.5): Sliced<Layers
   const ty = axisTaps(H, footprint, src.height, g.footprint, g.fullHeight);
   const w = src.width;
   const N = W * H;
-  // a level has a shadowed base when the level it is reduced from has one
-  const withShadowedBase = src.shadowedBase !== undefined;
-  const { base, paint, diffuse, specular, shadow, shadowedBase, coverage, arena } = allocPlanes(key, W, H, {
-    shadow: src.shadow !== null,
-    coverage: src.coverage !== null,
-    shadowedBase: withShadowedBase,
-    // and an output picture when that one has one
-    output: Boolean(src.arena?.output),
-  });
+  // planes from `extras`, as the level's parent's were (the asset store makes all its levels with the same)
+  const planes = extras.allocatePlanes(key, W, H, { shadow: src.shadow !== null, coverage: src.coverage !== null });
+  const { base, paint, diffuse, specular, shadow, coverage } = planes;
   const L = SRGB8_TO_LINEAR;
   const Q = LINEAR_LUT_SIZE - 1;
   const sb = src.base;
@@ -161,16 +155,16 @@ function* reducedLayers(key: string, src: Layers, ratio: 2 | 1.5): Sliced<Layers
     }
   }
   const level: LevelGeometry = { footprint, fullWidth: g.fullWidth, fullHeight: g.fullHeight };
-  const made = yield* layersOf(key, { width: W, height: H, base, paint, diffuse, specular, shadow, shadowedBase, coverage, arena }, { shadowedBase: withShadowedBase });
+  const made = yield* layersOf(key, { ...planes, width: W, height: H }, extras);
   return { ...made, level };
 }
 
 /** The next level down: each pixel the exact average of a 2×2 block (reduceLayers), paced. */
-export function halveLayers(key: string, src: Layers): Promise<Layers> {
-  return reduceLayersPaced(key, src, 2);
+export function halveLayers(key: string, src: Layers, extras: LevelExtras): Promise<Layers> {
+  return reduceLayersPaced(key, src, 2, extras);
 }
 
 /** The 2/3-size level: each pixel the exact area average of a 1.5×1.5 block (reduceLayers), paced. */
-export function twoThirdsLayers(key: string, src: Layers): Promise<Layers> {
-  return reduceLayersPaced(key, src, 1.5);
+export function twoThirdsLayers(key: string, src: Layers, extras: LevelExtras): Promise<Layers> {
+  return reduceLayersPaced(key, src, 1.5, extras);
 }

@@ -1,4 +1,5 @@
 import type { Layers } from '../assets/layers.ts';
+import type { LevelExtras } from '../assets/level-extras.ts';
 import type { Mat3 } from '../plate/homography.ts';
 import type { PlateTexture } from '../plate/plate-raster.ts';
 
@@ -48,10 +49,11 @@ export interface Compositor {
   /** For the log and the bench: e.g. the GL renderer string or "cpu × 2 workers". */
   readonly description: string;
   /**
-   * Whether the asset store adds the cpu kernel's data to each level it makes: the shadowed base, an
-   * output picture in the level's arena and the level tables (edge list, fully painted runs, palette).
+   * What the asset store adds to each level it makes for this backend (assets/level-extras.ts): the cpu
+   * backend's arena with an output picture, shadowed base and level tables (backends/cpu/level-extras.ts);
+   * the gl backend's the planes in an arena only (ARENA_ONLY_LEVEL_EXTRAS there).
    */
-  readonly cpuLevelExtras: boolean;
+  readonly levelExtras: LevelExtras;
   composite(job: CompositeJob): Promise<RgbImage>;
   /** The picture has been encoded and is no longer read: its memory may serve a later composite. */
   release?(img: RgbImage): void;

@@ -49,6 +49,7 @@ import { hexToLinear } from '../../shared/color/srgb.ts';
 import type { RenderContext } from '../../renderer/pipeline/context.ts';
 import { runPipeline, STEPS } from '../../renderer/pipeline/pipeline.ts';
 import { startRendererServer, type RendererInternals } from '../../renderer/server.ts';
+import { CPU_LEVEL_EXTRAS } from '../../renderer/backends/cpu/level-extras.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const args = process.argv.slice(2);
@@ -246,7 +247,7 @@ async function glCompositeTiming(it: RendererInternals, set: Awaited<ReturnType<
  * monitored: the build time and the longest the loop waited (assets/paced.ts builds them in slices).
  */
 async function coldLevels(dir: string, logger: ReturnType<typeof createLogger>) {
-  const store = new AssetStore({ dir, cacheBytes: 1024 * 1024 * 1024, logger, shadowedBase: true });
+  const store = new AssetStore({ dir, cacheBytes: 1024 * 1024 * 1024, logger, levelExtras: CPU_LEVEL_EXTRAS });
   await store.init();
   const set = await store.getSet(SET);
   const parts: string[] = [];

@@ -4,9 +4,10 @@ import { CpuCompositor, kernelInput } from '../../renderer/backends/cpu/cpu-back
 import { compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
 import { runPipeline, STEPS } from '../../renderer/pipeline/pipeline.ts';
 import type { RenderContext, Step } from '../../renderer/pipeline/context.ts';
-import { allocPlanes } from '../../renderer/assets/arena.ts';
+import { allocPlanes } from '../../renderer/backends/cpu/arena.ts';
 import { makeLayers, type Layers } from '../../renderer/assets/layers.ts';
 import { TEST_SET, TEST_SET8, compositeJob, expectKernelMatch, quietLogger, testAssets } from './helpers.ts';
+import { CPU_LEVEL_EXTRAS, cpuLevelExtras } from '../../renderer/backends/cpu/level-extras.ts';
 
 /**
  * The layers' own output picture (LayerArena.output): an opaque render composites into it in place
@@ -16,7 +17,7 @@ describe('cpu backend, the layers\' own output picture', function () {
   this.timeout(60_000);
 
   it('lends it to one opaque render at a time, with the same bytes as a pooled buffer, inline and in the workers', async () => {
-    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger, levelExtras: CPU_LEVEL_EXTRAS });
     const set = await store.getSet(TEST_SET);
     let first: Buffer | null = null;
     for (const inlineMaxPixels of [0, 1 << 30]) {
@@ -71,7 +72,7 @@ describe('cpu backend, the layers\' own output picture', function () {
   });
 
   it('fails a composite whose bands were in the workers when the compositor closed, instead of leaving it waiting', async () => {
-    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger, levelExtras: CPU_LEVEL_EXTRAS });
     const set = await store.getSet(TEST_SET);
     const cpu = await CpuCompositor.create({ workers: 2, logger: quietLogger, inlineMaxPixels: 0 });
     // transparent: every pixel computed, so the bands are still running when the workers are stopped
@@ -86,7 +87,7 @@ describe('cpu backend, the layers\' own output picture', function () {
   });
 
   it('comes back when a render fails after its composite, so the next render has it', async () => {
-    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger, levelExtras: CPU_LEVEL_EXTRAS });
     const set = await store.getSet(TEST_SET);
     const cpu = await CpuCompositor.create({ workers: 0, logger: quietLogger });
     try {
@@ -148,7 +149,7 @@ describe('cpu backend, level palettes', function () {
   this.timeout(60_000);
 
   it('lists each fully painted pixel\'s lighting once, in the level\'s arena, and makes none where lightings do not repeat enough', async () => {
-    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger, levelExtras: CPU_LEVEL_EXTRAS });
     const set8 = await store.getSet(TEST_SET8);
     // built after the level, in the background (a small one may be done at once, in its first slice)
     let l = await store.levelFor(set8, 'front_left', 480);
@@ -171,7 +172,7 @@ describe('cpu backend, level palettes', function () {
   });
 
   it('lists the brightest lighting (diffuse and specular 65535, the int32 key -1) like any other, also as the first pixel\'s', async () => {
-    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger, levelExtras: CPU_LEVEL_EXTRAS });
     const src = await store.levelFor(await store.getSet(TEST_SET8), 'front_left', 480);
     const planes = allocPlanes('brightest', src.width, src.height, { shadow: false, coverage: false, shadowedBase: false, output: true });
     planes.base.set(src.base);
@@ -185,14 +186,14 @@ describe('cpu backend, level palettes', function () {
       if (n++ % 3 === 0) planes.diffuse[i] = planes.specular[i] = 65535;
     }
     const { shadowedBase: _none, ...p } = planes;
-    const layers = makeLayers('brightest', { ...p, width: src.width, height: src.height });
+    const layers = makeLayers('brightest', { ...p, width: src.width, height: src.height }, CPU_LEVEL_EXTRAS);
     expect(layers.arena!.palette).to.not.equal(null);
     expect(layers.diffuse[first]).to.equal(65535);
     expectPaletteOf(layers);
   });
 
   it('gives fully painted pixels their palette colour: the formula\'s bytes in single precision, shadow, plate, inline and in the workers', async () => {
-    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger, levelExtras: CPU_LEVEL_EXTRAS });
     const set = await store.getSet(TEST_SET8);
     for (const inlineMaxPixels of [0, 1 << 30]) {
       const cpu = await CpuCompositor.create({ workers: 2, logger: quietLogger, inlineMaxPixels });
@@ -251,7 +252,7 @@ describe('cpu backend, level palettes', function () {
   });
 
   it('computes a fully painted pixel under the shadow instead of taking its palette colour', async () => {
-    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger, levelExtras: CPU_LEVEL_EXTRAS });
     const set = await store.getSet(TEST_SET8);
     const src = await store.levelFor(set, 'front_left', 480);
     await store.tablesBuilt();
@@ -270,7 +271,7 @@ describe('cpu backend, level palettes', function () {
       }
     }
     const { shadowedBase: _none, ...p } = planes;
-    const layers = makeLayers('shaded-paint', { ...p, width: src.width, height: src.height }, { shadowedBase: false });
+    const layers = makeLayers('shaded-paint', { ...p, width: src.width, height: src.height }, cpuLevelExtras({ shadowedBase: false }));
     expect(layers.arena!.palette, 'a palette for the copy too').to.not.equal(null);
     expect(shaded).to.be.above(1000);
     const cpu = await CpuCompositor.create({ workers: 0, logger: quietLogger });

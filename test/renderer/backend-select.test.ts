@@ -8,12 +8,13 @@ import { createCompositor, isSoftwareRasterizer } from '../../renderer/backends/
 import { probePictures } from '../../renderer/backend-probe.ts';
 import { captureLog } from '../support/log-capture.ts';
 import { GL_REQUIRED, TEST_SET, quietLogger, renderBytes, req, startTestServer, testAssets } from './helpers.ts';
+import { CPU_LEVEL_EXTRAS } from '../../renderer/backends/cpu/level-extras.ts';
 
 /** A real compositor whose pictures are one code off in the red of every pixel: a driver that rounds wrong. */
 class OffByThree implements Compositor {
   readonly name = 'gl' as const;
   readonly description = 'cpu kernel, 3 codes off';
-  readonly cpuLevelExtras = true;
+  readonly levelExtras = CPU_LEVEL_EXTRAS;
   constructor(private readonly inner: Compositor) {}
   async composite(job: CompositeJob): Promise<RgbImage> {
     const img = await this.inner.composite(job);
@@ -71,7 +72,7 @@ describe('choosing the render backend (RENDER_BACKEND=auto)', function () {
       if (!gl) this.skip();
       const cpu = await CpuCompositor.create({ workers: 0, logger: quietLogger });
       try {
-        const store = new AssetStore({ dir: await testAssets(), cacheBytes: 256 * 1024 * 1024, logger: quietLogger });
+        const store = new AssetStore({ dir: await testAssets(), cacheBytes: 256 * 1024 * 1024, logger: quietLogger, levelExtras: CPU_LEVEL_EXTRAS });
         const pictures = await probePictures({ store, sets: [TEST_SET], reference: cpu });
         expect(pictures!.set).to.equal(TEST_SET);
         expect(pictures!.jobs.map((j) => j.name)).to.deep.equal(['400 px', '480 px', '400 px transparent']);
@@ -97,7 +98,7 @@ describe('choosing the render backend (RENDER_BACKEND=auto)', function () {
       const cpu = await CpuCompositor.create({ workers: 0, logger: quietLogger });
       const other = await CpuCompositor.create({ workers: 0, logger: quietLogger });
       try {
-        const store = new AssetStore({ dir: await testAssets(), cacheBytes: 256 * 1024 * 1024, logger: quietLogger });
+        const store = new AssetStore({ dir: await testAssets(), cacheBytes: 256 * 1024 * 1024, logger: quietLogger, levelExtras: CPU_LEVEL_EXTRAS });
         const pictures = await probePictures({ store, sets: [TEST_SET], reference: cpu });
         const [, off] = await measureCompositors([cpu, new OffByThree(other)], pictures!.jobs, { reps: 1 });
         expect(off!.parity!.maxDiff).to.equal(3);
@@ -159,7 +160,7 @@ describe('choosing the render backend (RENDER_BACKEND=auto)', function () {
           await renderBytes(s.client, req({ view: 'side_left', shadow: true, width: 480 }));
           const set = await s.internals.store.getSet(TEST_SET);
           const level = await s.internals.store.levelFor(set, 'side_left', 480);
-          expect(s.internals.backend.cpuLevelExtras).to.equal(backend === 'cpu');
+          expect(s.internals.backend.levelExtras === CPU_LEVEL_EXTRAS).to.equal(backend === 'cpu');
           expect(Boolean(level.arena?.output), `${backend}: output picture`).to.equal(backend === 'cpu');
           if (set.views.side_left!.shadow) expect(Boolean(level.shadowedBase), `${backend}: shadowed base`).to.equal(backend === 'cpu');
         } finally {

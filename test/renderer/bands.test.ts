@@ -5,6 +5,7 @@ import { workBands } from '../../renderer/backends/cpu/bands.ts';
 import { TEST_SET, compositeJob, expectKernelMatch, quietLogger, testAssets } from './helpers.ts';
 import { compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
 import { kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
+import { CPU_LEVEL_EXTRAS } from '../../renderer/backends/cpu/level-extras.ts';
 
 /** How the cpu backend shares a picture out: bands of equal work, and inline when the render is alone. */
 describe('cpu backend, bands and inline compositing', function () {
@@ -59,7 +60,7 @@ describe('cpu backend, bands and inline compositing', function () {
   });
 
   it('composites inline when the render is alone, in the workers otherwise, with the same bytes', async () => {
-    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger, levelExtras: CPU_LEVEL_EXTRAS });
     const set = await store.getSet(TEST_SET);
     let alone = true;
     const pool = await CpuCompositor.create({ workers: 2, logger: quietLogger, inlineMaxPixels: 0, alone: () => alone });

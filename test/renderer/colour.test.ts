@@ -23,6 +23,7 @@ import { encodeStep } from '../../renderer/pipeline/steps/05-encode.ts';
 import { compositeStep } from '../../renderer/pipeline/steps/03-composite.ts';
 import type { RenderContext } from '../../renderer/pipeline/context.ts';
 import { quietLogger } from './helpers.ts';
+import { CPU_LEVEL_EXTRAS } from '../../renderer/backends/cpu/level-extras.ts';
 
 const ASSETS = path.resolve(process.env.COLOUR_TEST_ASSETS ?? 'assets');
 /** A level of every view (2400 → 1200): renders there need no resize, so pixels map onto the layers. */
@@ -169,7 +170,7 @@ describe('renderer: paint colour, clipping and edges on every committed set', fu
 
   before(async () => {
     cpu = await CpuCompositor.create({ workers: 0, logger: quietLogger });
-    store = new AssetStore({ dir: ASSETS, cacheBytes: 96 * 1024 * 1024, logger: quietLogger });
+    store = new AssetStore({ dir: ASSETS, cacheBytes: 96 * 1024 * 1024, logger: quietLogger, levelExtras: CPU_LEVEL_EXTRAS });
   });
   after(() => cpu.close());
 

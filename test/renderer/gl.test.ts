@@ -5,6 +5,7 @@ import type { Compositor, RgbImage } from '../../renderer/backends/backend.ts';
 import { CpuCompositor } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { PARITY_MAX_CODE_DIFF, PARITY_MIN_PSNR_DB, combineDifferences, compareImages, describeDifference, withinParity, type ImageDifference } from '../../renderer/backends/parity.ts';
 import { GL_REQUIRED, TEST_SET, TEST_SET8, compositeJob, decode, psnr, quietLogger, renderBytes, req, startTestServer, testAssets } from './helpers.ts';
+import { CPU_LEVEL_EXTRAS } from '../../renderer/backends/cpu/level-extras.ts';
 
 /** Creates the gl compositor, or skips (saying why) unless CI=true / REQUIRE_GL=1, where failing to is a failure. */
 async function glOrSkip(ctx: Mocha.Context): Promise<Compositor | null> {
@@ -71,7 +72,7 @@ describe('gl backend (headless-gl + three.js, WebGL 2)', function () {
    * any pixel, PSNR ≥ 60 dB. The worst pixel is printed.
    */
   it('agrees with the cpu backend within the parity contract over the 432 studio pictures and their 432 transparent variants', async () => {
-    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 256 * 1024 * 1024, logger: quietLogger });
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 256 * 1024 * 1024, logger: quietLogger, levelExtras: CPU_LEVEL_EXTRAS });
     const set = await store.getSet(TEST_SET);
     const results: { transparent: boolean; d: ImageDifference; name: string }[] = [];
     for (const view of VIEW_IDS) {
@@ -105,7 +106,7 @@ describe('gl backend (headless-gl + three.js, WebGL 2)', function () {
   });
 
   it('agrees with the cpu backend within the parity contract where it takes fully painted pixels from level palettes (8-bit light)', async () => {
-    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 256 * 1024 * 1024, logger: quietLogger });
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 256 * 1024 * 1024, logger: quietLogger, levelExtras: CPU_LEVEL_EXTRAS });
     const set = await store.getSet(TEST_SET8);
     const c = cpu as CpuCompositor;
     const before = c.paletteComposites;
@@ -134,7 +135,7 @@ describe('gl backend (headless-gl + three.js, WebGL 2)', function () {
     const { GlCompositor } = await import('../../renderer/backends/gl/gl-backend.ts');
     const full = await GlCompositor.create({ logger: quietLogger, readback: 'full' });
     try {
-      const store = new AssetStore({ dir: await testAssets(), cacheBytes: 256 * 1024 * 1024, logger: quietLogger });
+      const store = new AssetStore({ dir: await testAssets(), cacheBytes: 256 * 1024 * 1024, logger: quietLogger, levelExtras: CPU_LEVEL_EXTRAS });
       const set = await store.getSet(TEST_SET);
       // plate first, then none, then another colour with a plate: the kept background must hold no plate
       for (const [color, plate, shadow] of [

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { linearToSrgb, hexToLinear } from '../../shared/color/srgb.ts';
 import { AssetStore } from '../../renderer/assets/asset-store.ts';
-import { sharedU16, sharedU8 } from '../../renderer/assets/arena.ts';
+import { sharedU16, sharedU8 } from '../../renderer/backends/cpu/arena.ts';
 import { makeLayers } from '../../renderer/assets/layers.ts';
 import { CpuCompositor, kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { compositeKernel, compositeRows } from '../../renderer/backends/cpu/kernel.ts';
@@ -10,6 +10,7 @@ import { WasmKernel } from '../../renderer/backends/cpu/wasm-kernel.ts';
 import { SRGB8_TO_LINEAR } from '../../shared/color/srgb.ts';
 import { VIEW_IDS } from '../../shared/views.ts';
 import { TEST_SET, compositeJob, expectKernelMatch, quietLogger, testAssets } from './helpers.ts';
+import { CPU_LEVEL_EXTRAS, cpuLevelExtras } from '../../renderer/backends/cpu/level-extras.ts';
 
 /**
  * The cpu kernel's shortcuts (exact encode table, runs of active pixels, bands of rows, plate overlays)
@@ -175,7 +176,7 @@ describe('cpu kernel', function () {
     }
     const planes = { width: w, height: h, base, paint, diffuse, specular, shadow, coverage: null };
     for (const withShadowedBase of [true, false]) {
-      const layers = makeLayers('runs', planes, { shadowedBase: withShadowedBase });
+      const layers = makeLayers('runs', planes, cpuLevelExtras({ shadowedBase: withShadowedBase }));
       expect(layers.shadowedBase !== undefined, 'shadowed base made').to.equal(withShadowedBase);
       const { rowStart, xs } = layers.runs!;
       let shadowOnlyOutside = 0;
@@ -208,7 +209,7 @@ describe('cpu kernel', function () {
 
   it('gives the same bytes with runs, bands and the shadowed base as the formula over every pixel, in WebAssembly, and as the worker pool', async () => {
     const wasm = new WasmKernel();
-    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger, levelExtras: CPU_LEVEL_EXTRAS });
     const set = await store.getSet(TEST_SET);
     const pool = await CpuCompositor.create({ workers: 2, logger: quietLogger, inlineMaxPixels: 0 });
     try {
@@ -272,7 +273,7 @@ describe('cpu kernel', function () {
   });
 
   it('reuses an output that holds the start picture (primed) and gives the same bytes: plate moved or gone, shadow on and off, in workers and inline', async () => {
-    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger, levelExtras: CPU_LEVEL_EXTRAS });
     const set = await store.getSet(TEST_SET);
     for (const inlineMaxPixels of [0, 1 << 30]) {
       const pool = await CpuCompositor.create({ workers: 2, logger: quietLogger, inlineMaxPixels });

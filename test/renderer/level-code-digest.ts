@@ -1,8 +1,9 @@
 import crypto from 'node:crypto';
 import { LIGHT8_TO_LINEAR } from '../../shared/asset-format/light-encoding.ts';
-import { sharedU16, sharedU8 } from '../../renderer/assets/arena.ts';
+import { sharedU16, sharedU8 } from '../../renderer/backends/cpu/arena.ts';
 import { makeLayers, type Layers } from '../../renderer/assets/layers.ts';
 import { reduceLayers } from '../../renderer/assets/reduce-layers.ts';
+import { CPU_LEVEL_EXTRAS } from '../../renderer/backends/cpu/level-extras.ts';
 
 /**
  * What the code that makes levels does, as a digest: a small pseudo-random view (every plane, shadow
@@ -41,8 +42,8 @@ export function levelCodeDigest(): string {
     shadow[i] = next() & 255;
     coverage[i] = next() & 255;
   }
-  const full = makeLayers('fingerprint', { width, height, base, paint, diffuse, specular, shadow, coverage });
-  for (const l of [full, reduceLayers('fingerprint/F1.5', full, 1.5), reduceLayers('fingerprint/F2', full, 2)]) hashLayers(h, l);
+  const full = makeLayers('fingerprint', { width, height, base, paint, diffuse, specular, shadow, coverage }, CPU_LEVEL_EXTRAS);
+  for (const l of [full, reduceLayers('fingerprint/F1.5', full, 1.5, CPU_LEVEL_EXTRAS), reduceLayers('fingerprint/F2', full, 2, CPU_LEVEL_EXTRAS)]) hashLayers(h, l);
   return h.digest('base64url').slice(0, 22);
 }
 

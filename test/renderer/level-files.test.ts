@@ -15,13 +15,14 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { LEVEL_FILE_VERSION, LevelFiles, WRITE_QUEUE_MAX } from '../../renderer/assets/level-files.ts';
 import { levelCode } from '../../renderer/assets/level-code.ts';
-import { sharedU16, sharedU8 } from '../../renderer/assets/arena.ts';
+import { sharedU16, sharedU8 } from '../../renderer/backends/cpu/arena.ts';
 import { makeLayers, type Layers } from '../../renderer/assets/layers.ts';
 import { makeSyntheticSet } from '../support/make-synthetic-set.ts';
 import { layerPath } from '../../shared/asset-format/layer-files.ts';
 import sharp from 'sharp';
 import type { RenderRequest } from '../../shared/render-request.ts';
 import { TEST_SET, TEST_WIDTH, quietLogger, renderBytes, req, startTestServer, testAssets } from './helpers.ts';
+import { ARENA_ONLY_LEVEL_EXTRAS, CPU_LEVEL_EXTRAS } from '../../renderer/backends/cpu/level-extras.ts';
 
 const tmp = (prefix: string) => fs.mkdtemp(path.join(os.tmpdir(), prefix));
 
@@ -44,7 +45,7 @@ function tiny(seed: number): Layers {
   const n = 64 * 36;
   const u8 = (k: number) => sharedU8(n * k).fill((seed * 37) & 255);
   const u16 = () => sharedU16(n).fill(seed * 977);
-  return makeLayers(`tiny/${seed}`, { width: 64, height: 36, base: u8(3), paint: u8(1), diffuse: u16(), specular: u16(), shadow: u8(1), coverage: u8(1) });
+  return makeLayers(`tiny/${seed}`, { width: 64, height: 36, base: u8(3), paint: u8(1), diffuse: u16(), specular: u16(), shadow: u8(1), coverage: u8(1) }, CPU_LEVEL_EXTRAS);
 }
 
 function collectGarbage(): void {
@@ -59,7 +60,7 @@ async function levelFilesIn(dir: string): Promise<string[]> {
 /** An asset store over `assets` with level files in `dir`. */
 async function storeWith(assets: string, dir: string, opts: { budgetBytes?: number; shadowedBase?: boolean; rescanMs?: number } = {}) {
   const files = await LevelFiles.open({ dir, budgetBytes: opts.budgetBytes ?? 1 << 30, logger: quietLogger, rescanMs: opts.rescanMs });
-  const store = new AssetStore({ dir: assets, cacheBytes: 1 << 30, logger: quietLogger, levelFiles: files, shadowedBase: opts.shadowedBase });
+  const store = new AssetStore({ dir: assets, cacheBytes: 1 << 30, logger: quietLogger, levelFiles: files, levelExtras: opts.shadowedBase === false ? ARENA_ONLY_LEVEL_EXTRAS : CPU_LEVEL_EXTRAS });
   await store.init();
   return { store, files: files! };
 }
@@ -302,7 +303,7 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
       const built = digest(await level(a.store, 320));
       await a.files.idle();
       const other = await LevelFiles.open({ dir, budgetBytes: 1 << 30, logger: quietLogger, code: 'other-code' });
-      const store = new AssetStore({ dir: assets, cacheBytes: 1 << 30, logger: quietLogger, levelFiles: other });
+      const store = new AssetStore({ dir: assets, cacheBytes: 1 << 30, logger: quietLogger, levelFiles: other, levelExtras: CPU_LEVEL_EXTRAS });
       await store.init();
       expect(digest(await level(store, 320))).to.equal(built);
       await other!.idle();
@@ -420,10 +421,11 @@ describe('level files (LEVEL_CACHE_DIR)', function () {
         script,
         `import { AssetStore } from ${JSON.stringify(path.join(root, 'renderer/assets/asset-store.ts'))};
 import { LevelFiles } from ${JSON.stringify(path.join(root, 'renderer/assets/level-files.ts'))};
+import { CPU_LEVEL_EXTRAS } from ${JSON.stringify(path.join(root, 'renderer/backends/cpu/level-extras.ts'))};
 import { createLogger } from ${JSON.stringify(path.join(root, 'shared/logger.ts'))};
 const logger = createLogger('t', 'silent');
 const files = await LevelFiles.open({ dir: ${JSON.stringify(dir)}, budgetBytes: 1 << 30, logger });
-const store = new AssetStore({ dir: ${JSON.stringify(assets)}, cacheBytes: 1 << 30, logger, levelFiles: files });
+const store = new AssetStore({ dir: ${JSON.stringify(assets)}, cacheBytes: 1 << 30, logger, levelFiles: files, levelExtras: CPU_LEVEL_EXTRAS });
 await store.init();
 await store.levelFor(await store.getSet('testset'), 'side_left', 320);
 await files!.idle();
@@ -441,7 +443,7 @@ console.log(JSON.stringify(files!.stats()));
     it('writes wait one at a time, at most WRITE_QUEUE_MAX; a level the cache let go of before its turn is skipped', async () => {
       const dir = await tmp('level-files-');
       const files = (await LevelFiles.open({ dir, budgetBytes: 1 << 30, logger: quietLogger }))!;
-      const spec = (i: number) => ({ key: `q/${i}`, id: `q/${i}`, width: 64, height: 36, shadow: true, coverage: true, level: null, shadowedBase: true });
+      const spec = (i: number) => ({ key: `q/${i}`, id: `q/${i}`, width: 64, height: 36, shadow: true, coverage: true, level: null, extras: CPU_LEVEL_EXTRAS });
       const keep: Layers[] = [];
       for (let i = 0; i < WRITE_QUEUE_MAX + 8; i++) {
         const l = tiny(i);

@@ -3,11 +3,12 @@ import { AssetStore } from '../../renderer/assets/asset-store.ts';
 import { CpuCompositor, kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
 import type { CompositeJob } from '../../renderer/backends/backend.ts';
-import { EDGE_BLOCK_BYTES, allocPlanes } from '../../renderer/assets/arena.ts';
+import { EDGE_BLOCK_BYTES, allocPlanes } from '../../renderer/backends/cpu/arena.ts';
 import { makeLayers, type Layers } from '../../renderer/assets/layers.ts';
 import { SRGB8_TO_LINEAR } from '../../shared/color/srgb.ts';
 import { encodeSrgb8 } from '../../renderer/color/srgb8.ts';
 import { TEST_SET8, compositeJob, expectKernelMatch, quietLogger, testAssets } from './helpers.ts';
+import { CPU_LEVEL_EXTRAS, cpuLevelExtras } from '../../renderer/backends/cpu/level-extras.ts';
 
 const f = Math.fround;
 const INV16 = f(1 / 65535);
@@ -71,9 +72,9 @@ function randomLayers(key: string, w: number, h: number, seed: number, edgeShare
     p.shadow![i] = rand() < 0.3 ? Math.floor(rand() * 256) : 0;
     for (let c = 0; c < 3; c++) p.base[i * 3 + c] = Math.floor(rand() * 256);
   }
-  if (shadowedBase) return makeLayers(key, { ...p, width: w, height: h });
+  if (shadowedBase) return makeLayers(key, { ...p, width: w, height: h }, CPU_LEVEL_EXTRAS);
   const { shadowedBase: _none, ...planes } = p;
-  return makeLayers(key, { ...planes, width: w, height: h }, { shadowedBase: false });
+  return makeLayers(key, { ...planes, width: w, height: h }, cpuLevelExtras({ shadowedBase: false }));
 }
 
 function job(layers: Layers, color: [number, number, number], shadow: boolean): CompositeJob {
@@ -90,7 +91,7 @@ describe('cpu backend, level tables', function () {
   this.timeout(60_000);
 
   it('lists each partly painted pixel of the runs once, in raster order, four to a block, a row\'s last block filled up with its last pixel, with the kernel\'s single-precision inputs', async () => {
-    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger, levelExtras: CPU_LEVEL_EXTRAS });
     const l = await store.levelFor(await store.getSet(TEST_SET8), 'front_left', 480);
     await store.tablesBuilt();
     const e = l.arena!.edges;
@@ -131,7 +132,7 @@ describe('cpu backend, level tables', function () {
   });
 
   it('lists each row\'s runs of fully painted pixels, whole, in raster order, marked where any pixel has shadow', async () => {
-    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger, levelExtras: CPU_LEVEL_EXTRAS });
     for (const l of [await store.levelFor(await store.getSet(TEST_SET8), 'front_left', 480), randomLayers('runs-shaded', 211, 17, 3, 0.1)]) {
       await store.tablesBuilt();
       const fr = l.arena!.fullRuns;
@@ -307,7 +308,7 @@ describe('cpu backend, level tables', function () {
   });
 
   it('gives a baked level the same bytes with and without its tables, with the palette, shadow and plate', async () => {
-    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger, levelExtras: CPU_LEVEL_EXTRAS });
     const set = await store.getSet(TEST_SET8);
     const cpu = await CpuCompositor.create({ workers: 2, logger: quietLogger, inlineMaxPixels: 0 });
     try {

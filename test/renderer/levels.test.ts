@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import path from 'node:path';
 import sharp from 'sharp';
 import { AssetStore, levelLadder, outputHeight } from '../../renderer/assets/asset-store.ts';
-import { sharedU16, sharedU8 } from '../../renderer/assets/arena.ts';
+import { sharedU16, sharedU8 } from '../../renderer/backends/cpu/arena.ts';
 import { makeLayers, type Layers } from '../../renderer/assets/layers.ts';
 import { reduceLayers, reduceLayersPaced } from '../../renderer/assets/reduce-layers.ts';
 import { CpuCompositor } from '../../renderer/backends/cpu/cpu-backend.ts';
@@ -17,6 +17,7 @@ import type { RenderContext } from '../../renderer/pipeline/context.ts';
 import { runPipeline } from '../../renderer/pipeline/pipeline.ts';
 import type { RenderRequest } from '../../shared/render-request.ts';
 import { quietLogger } from './helpers.ts';
+import { CPU_LEVEL_EXTRAS } from '../../renderer/backends/cpu/level-extras.ts';
 
 const ASSETS = path.resolve(process.env.COLOUR_TEST_ASSETS ?? 'assets');
 const SET = 'sedan-a';
@@ -41,7 +42,7 @@ function synth(width: number, height: number, f: (x: number, y: number, plane: s
       coverage[i] = f(x, y, 'coverage');
     }
   }
-  return makeLayers('synth', { width, height, base, paint, diffuse, specular, shadow, coverage });
+  return makeLayers('synth', { width, height, base, paint, diffuse, specular, shadow, coverage }, CPU_LEVEL_EXTRAS);
 }
 
 /** A deterministic pseudo-random byte per (x, y, plane). */
@@ -57,7 +58,7 @@ describe('pre-scaled levels', () => {
       // 600 × 200: past a 256 KB copy chunk and a 65,536-pixel slice of the shadowed base, as real levels are
       const src = synth(600, 200, (x, y, p) => (p === 'paint' ? ((x * 7 + y * 3) % 5 === 0 ? 0 : (x * 13 + y) % 256) : p === 'diffuse' || p === 'specular' ? (x * 977 + y * 131) % 65536 : (x * 31 + y * 17 + p.length) % 256));
       for (const ratio of [1.5, 2] as const) {
-        const now = reduceLayers('now', src, ratio);
+        const now = reduceLayers('now', src, ratio, CPU_LEVEL_EXTRAS);
         let turns = 0;
         let counting = true;
         const count = () => {
@@ -66,7 +67,7 @@ describe('pre-scaled levels', () => {
         };
         setImmediate(count);
         // sliceMs 0: the loop's turn after every slice, so other callbacks run while the level is built
-        const paced = await reduceLayersPaced('paced', src, ratio, 0);
+        const paced = await reduceLayersPaced('paced', src, ratio, CPU_LEVEL_EXTRAS, 0);
         counting = false;
         expect(turns, 'event-loop turns while the level was built').to.be.greaterThan(now.height / 2);
         for (const plane of ['base', 'paint', 'diffuse', 'specular', 'shadow', 'coverage', 'shadowedBase'] as const) {
@@ -87,7 +88,7 @@ describe('pre-scaled levels', () => {
       ] as const) {
         const src = synth(w, h, (_x, _y, p) => values[p]!);
         for (const ratio of [1.5, 2] as const) {
-          const out = reduceLayers('k', src, ratio);
+          const out = reduceLayers('k', src, ratio, CPU_LEVEL_EXTRAS);
           expect([out.width, out.height], `${w}x${h} / ${ratio}`).to.deep.equal([Math.round(w / ratio), Math.round(h / ratio)]);
           for (let i = 0; i < out.width * out.height; i++) {
             // a constant base in linear light comes back to the same 8-bit code
@@ -104,8 +105,8 @@ describe('pre-scaled levels', () => {
 
     it('turns a step edge into the 1/3 and 2/3 mixes at 2/3 size', () => {
       // 3 source columns → 2 output columns: output 0 covers column 0 and half of column 1, output 1 the other half and column 2
-      const stepAt1 = reduceLayers('k', synth(6, 3, (x, _y, p) => (p === 'diffuse' || p === 'specular' ? 0 : x >= 1 ? 255 : 0)), 1.5);
-      const stepAt2 = reduceLayers('k', synth(6, 3, (x, _y, p) => (p === 'diffuse' || p === 'specular' ? 0 : x % 3 >= 2 ? 255 : 0)), 1.5);
+      const stepAt1 = reduceLayers('k', synth(6, 3, (x, _y, p) => (p === 'diffuse' || p === 'specular' ? 0 : x >= 1 ? 255 : 0)), 1.5, CPU_LEVEL_EXTRAS);
+      const stepAt2 = reduceLayers('k', synth(6, 3, (x, _y, p) => (p === 'diffuse' || p === 'specular' ? 0 : x % 3 >= 2 ? 255 : 0)), 1.5, CPU_LEVEL_EXTRAS);
       const third = LINEAR_TO_SRGB8[Math.round((1 / 3) * (LINEAR_LUT_SIZE - 1))]!;
       const twoThirds = LINEAR_TO_SRGB8[Math.round((2 / 3) * (LINEAR_LUT_SIZE - 1))]!;
       for (let y = 0; y < 2; y++) {
@@ -122,7 +123,7 @@ describe('pre-scaled levels', () => {
 
     it('weights D and S by the paint mask, so the backdrop never darkens the paint edge', () => {
       const l = synth(3, 3, (x, _y, p) => (p === 'paint' ? (x === 0 ? 255 : x === 1 ? 51 : 0) : p === 'diffuse' ? (x === 0 ? 30000 : x === 1 ? 60000 : 0) : p === 'specular' ? (x === 2 ? 65535 : 500) : 0));
-      const out = reduceLayers('k', l, 1.5);
+      const out = reduceLayers('k', l, 1.5, CPU_LEVEL_EXTRAS);
       // output 0: weights 1 (m 255, D 30000) and 0.5 (m 51, D 60000); output 1: 0.5 (m 51, D 60000) and 1 (m 0)
       expect(out.diffuse[0]).to.equal(Math.round((255 * 30000 + 0.5 * 51 * 60000) / (255 + 0.5 * 51)));
       expect(out.diffuse[1]).to.equal(60000);
@@ -135,7 +136,7 @@ describe('pre-scaled levels', () => {
       const w = 12;
       const h = 9;
       const src = synth(w, h, (x, y, p) => (p === 'diffuse' || p === 'specular' ? noise(x, y, p) * 257 : noise(x, y, p)));
-      const out = reduceLayers('k', src, 1.5);
+      const out = reduceLayers('k', src, 1.5, CPU_LEVEL_EXTRAS);
       expect([out.width, out.height]).to.deep.equal([8, 6]);
       let worstBase = 0;
       for (let y = 0; y < out.height; y++) {
@@ -162,7 +163,7 @@ describe('pre-scaled levels', () => {
 
     it('halves exactly like the 2×2 average it replaced (even sizes), and averages a partial last block over what exists', () => {
       const src = synth(8, 6, noise);
-      const half = reduceLayers('k', src, 2);
+      const half = reduceLayers('k', src, 2, CPU_LEVEL_EXTRAS);
       for (let y = 0; y < 3; y++) {
         for (let x = 0; x < 4; x++) {
           const i = [0, 1, 8, 9].map((d) => 2 * y * 8 + 2 * x + d);
@@ -171,11 +172,11 @@ describe('pre-scaled levels', () => {
       }
       // 7 columns at 2/3: 4.67 → 5 columns; the last covers source [6, 7.5) of which only column 6 exists
       const odd = synth(7, 3, (x, _y, p) => (p === 'paint' ? x * 30 : 0));
-      const out = reduceLayers('k', odd, 1.5);
+      const out = reduceLayers('k', odd, 1.5, CPU_LEVEL_EXTRAS);
       expect(out.width).to.equal(5);
       expect([0, 1, 2, 3, 4].map((x) => out.paint[x])).to.deep.equal([10, 50, 100, 140, 180]);
       // and its halving (footprint 3 of 7 columns: 2.33 → 2) weighs that partial pixel by its real width
-      const next = reduceLayers('k', out, 2);
+      const next = reduceLayers('k', out, 2, CPU_LEVEL_EXTRAS);
       expect(next.width).to.equal(2);
       expect(next.level).to.deep.equal({ footprint: 3, fullWidth: 7, fullHeight: 3 });
     });
@@ -205,7 +206,7 @@ describe('pre-scaled levels', () => {
     let cpu: CpuCompositor;
     before(async () => {
       cpu = await CpuCompositor.create({ workers: 0, logger: quietLogger });
-      store = new AssetStore({ dir: ASSETS, cacheBytes: 256 * 1024 * 1024, logger: quietLogger });
+      store = new AssetStore({ dir: ASSETS, cacheBytes: 256 * 1024 * 1024, logger: quietLogger, levelExtras: CPU_LEVEL_EXTRAS });
     });
     after(() => cpu.close());
 

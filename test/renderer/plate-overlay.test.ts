@@ -4,6 +4,7 @@ import { CpuCompositor, kernelInput } from '../../renderer/backends/cpu/cpu-back
 import { overlayRow, plateTexel, samplePlate, compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
 import { VIEW_IDS } from '../../shared/views.ts';
 import { TEST_SET, compositeJob, quietLogger, testAssets } from './helpers.ts';
+import { CPU_LEVEL_EXTRAS } from '../../renderer/backends/cpu/level-extras.ts';
 
 /** plate-overlay.ts: the plate over a level, made once per plate raster and level, and what generalRow does with it. */
 describe('cpu kernel, plate overlay', function () {
@@ -11,7 +12,7 @@ describe('cpu kernel, plate overlay', function () {
   let store: AssetStore;
   let pool: CpuCompositor;
   before(async () => {
-    store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger });
+    store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger, levelExtras: CPU_LEVEL_EXTRAS });
     pool = await CpuCompositor.create({ workers: 0, logger: quietLogger });
   });
   after(() => pool.close());

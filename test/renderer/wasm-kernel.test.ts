@@ -4,8 +4,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ARENA_HEADER_BYTES, ARENA_SLOTS, allocPlanes } from '../../renderer/assets/arena.ts';
+import { ARENA_HEADER_BYTES, ARENA_SLOTS, allocPlanes } from '../../renderer/backends/cpu/arena.ts';
 import { makeLayers } from '../../renderer/assets/layers.ts';
+import { CPU_LEVEL_EXTRAS } from '../../renderer/backends/cpu/level-extras.ts';
 import { kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { KERNEL_WASM_URL, WasmKernel } from '../../renderer/backends/cpu/wasm-kernel.ts';
 
@@ -53,7 +54,7 @@ describe('cpu kernel, WebAssembly build', function () {
         p.specular[i] = (i * 131) & 0xffff;
         p.base[i * 3] = i & 255;
       }
-      return makeLayers(key, { width: 50, height: 20, ...p });
+      return makeLayers(key, { width: 50, height: 20, ...p }, CPU_LEVEL_EXTRAS);
     };
     const l = mk('a');
     const mem = l.arena!.memory.buffer;

@@ -26,6 +26,7 @@ import { layerPath } from '../../shared/asset-format/layer-files.ts';
 import { readSetMeta, type AssetSetMeta } from '../../shared/asset-format/read-set.ts';
 import { AssetSetError } from '../../shared/asset-format/set-json.ts';
 import { kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
+import { CPU_LEVEL_EXTRAS } from '../../renderer/backends/cpu/level-extras.ts';
 import { compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
 import { startRendererServer } from '../../renderer/server.ts';
 import { loadRendererConfig } from '../../renderer/config.ts';
@@ -98,6 +99,7 @@ async function loadView(meta: AssetSetMeta, view: ViewId): Promise<Layers> {
     v.lightDepth,
     v.width,
     v.height,
+    CPU_LEVEL_EXTRAS,
   );
 }
 
@@ -349,6 +351,7 @@ describe('photographed sets: D and S derived from base + paint mask', function (
           trueMeta.views[v]!.lightDepth,
           trueMeta.views[v]!.width,
           trueMeta.views[v]!.height,
+          CPU_LEVEL_EXTRAS,
         );
         const rows = backdropRows({ width: l.width, height: l.height, base: l.base, paint: l.paint, coverage: l.coverage });
         const mine = err(derivedMeta.backdrop!, rows);

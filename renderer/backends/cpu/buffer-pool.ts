@@ -1,4 +1,4 @@
-import { sharedU8 } from '../../assets/arena.ts';
+import { sharedU8 } from './arena.ts';
 
 /**
  * Output pictures handed back after encoding, for the next render of the same size. A fresh

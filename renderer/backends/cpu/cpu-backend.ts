@@ -3,7 +3,8 @@ import type { Logger } from '../../../shared/logger.ts';
 import type { CompositeJob, Compositor, RgbImage } from '../backend.ts';
 import type { PlateTexture } from '../../plate/plate-raster.ts';
 import { ForcedGc } from '../../cache/forced-gc.ts';
-import { ARENA_SLOTS } from '../../assets/arena.ts';
+import { ARENA_SLOTS } from './arena.ts';
+import { CPU_LEVEL_EXTRAS } from './level-extras.ts';
 import { BufferPool } from './buffer-pool.ts';
 import { PrimedOutputs, type Taken } from './primed-outputs.ts';
 import { plateOverlay } from './plate-overlay.ts';
@@ -131,7 +132,7 @@ export function kernelInput(job: CompositeJob, out: Uint8Array): KernelInput {
  */
 export class CpuCompositor implements Compositor {
   readonly name = 'cpu' as const;
-  readonly cpuLevelExtras = true;
+  readonly levelExtras = CPU_LEVEL_EXTRAS;
   readonly description: string;
   private readonly slots: Slot[] = [];
   private readonly waiting: Pending[] = [];

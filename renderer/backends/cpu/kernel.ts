@@ -1,7 +1,7 @@
 import { LUMA, SRGB8_TO_LINEAR } from '../../../shared/color/srgb.ts';
 import { PLATE_WHITE_LINEAR, SHOULDER_KNEE } from '../backend.ts';
-import type { LayerArena } from '../../assets/arena.ts';
-import type { FullRuns, LevelEdges } from '../../assets/level-tables.ts';
+import type { LayerArena } from './arena.ts';
+import type { FullRuns, LevelEdges } from './level-tables.ts';
 import type { ActiveRuns, PlaneSet } from '../../assets/layers.ts';
 import { SHADED, encodeSrgb8 } from '../../color/srgb8.ts';
 
@@ -9,12 +9,12 @@ import { SHADED, encodeSrgb8 } from '../../color/srgb8.ts';
 export interface KernelInput extends PlaneSet {
   width: number;
   height: number;
-  /** Where the picture differs from its start (layers.ts `activeRuns`); null = every pixel. */
+  /** Where the picture differs from its start (assets/layers.ts `activeRuns`); null = every pixel. */
   runs: ActiveRuns | null;
   /**
-   * The base with `shadow` applied (layers.ts `shadowedBase`): with it, rows start as this picture
+   * The base with `shadow` applied (level-extras.ts `shadowedBase`): with it, rows start as this picture
    * and unpainted pixels are left as they are, so `runs` may cover paint only. null (no shadow, or
-   * none made): rows start as the base, and `runs` must cover the shadow too (layers.ts makeLayers).
+   * none made): rows start as the base, and `runs` must cover the shadow too (assets/layers.ts layersOf).
    */
   shadowedBase: Uint8Array | null;
   /** The shared WebAssembly memory the planes are views of (arena.ts `allocPlanes`): the wasm kernel reads them in place. */

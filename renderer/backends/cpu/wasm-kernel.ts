@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { SRGB8_TO_LINEAR } from '../../../shared/color/srgb.ts';
-import { ARENA_HEADER_BYTES, ARENA_SLOTS, type LayerArena } from '../../assets/arena.ts';
+import { ARENA_HEADER_BYTES, ARENA_SLOTS, type LayerArena } from './arena.ts';
 import { generalRow, overlayRow, restoreBox, transparentRange, type KernelInput } from './kernel.ts';
 import { SHADED, encodeTables } from '../../color/srgb8.ts';
 

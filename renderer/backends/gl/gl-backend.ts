@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import * as THREE from 'three';
 import type { Logger } from '../../../shared/logger.ts';
 import type { Layers } from '../../assets/layers.ts';
+import { ARENA_ONLY_LEVEL_EXTRAS } from '../cpu/level-extras.ts';
 import type { PlateTexture } from '../../plate/plate-raster.ts';
 import { PLATE_WHITE_LINEAR, SHOULDER_KNEE, type CompositeJob, type Compositor, type RgbImage } from '../backend.ts';
 import { BufferPool } from '../cpu/buffer-pool.ts';
@@ -153,7 +154,7 @@ const TARGETS_KEPT = 8;
  */
 export class GlCompositor implements Compositor {
   readonly name = 'gl' as const;
-  readonly cpuLevelExtras = false;
+  readonly levelExtras = ARENA_ONLY_LEVEL_EXTRAS;
   readonly description: string;
   private readonly renderer: THREE.WebGLRenderer;
   private readonly scene = new THREE.Scene();

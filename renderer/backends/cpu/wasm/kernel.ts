@@ -11,7 +11,7 @@
 // Memory (imported, shared: asconfig.json): [0, THR32 + 1 KB) and [LO16, HEADER) the tables, written by wasm-kernel.ts at
 // instantiation; the module has no data segments and no shadow stack, and its static data (none
 // today) would start at asconfig's memoryBase, inside the header. [0, HEADER) is reserved in every
-// memory this kernel runs on: a layers arena (../../../assets/arena.ts `allocPlanes`: the planes
+// memory this kernel runs on: a layers arena (../arena.ts `allocPlanes`: the planes
 // at offsets past the header, the kernel reads them in place) or wasm-kernel.ts's own scratch memory
 // (spans copied in, for inputs that are not in an arena).
 
@@ -421,7 +421,7 @@ export function paletteColours(n: i32, pd: usize, pq: usize, out: usize): void {
  * specular (u16) at `pd`, `pq`, the starting picture (RGB u8) at `src`, the base (RGB u8) at `pb`,
  * the output (RGB u8) at `rgb` (the start is copied there first unless `src` is `rgb`, then
  * overwritten where paint, or shadow, is). `preShadowed` (1): the start is the base with the shadow
- * already applied (layers.ts `shadowedBase`), so unpainted pixels are done; 0: the start is the base.
+ * already applied (../level-extras.ts `shadowedBase`), so unpainted pixels are done; 0: the start is the base.
  * `pal` (0: none): the level's palette colours (`paletteColours`), and at `pi` the palette index (u32)
  * of each fully painted pixel of the span in order: such a pixel without shadow takes its colour from
  * there instead of computing it. `ed` (0: none): the level's edge list (level-tables.ts LevelEdges), the

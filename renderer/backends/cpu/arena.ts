@@ -1,5 +1,5 @@
-import type { SharedWasmMemory, LayerArena, PlaneSet } from './layer-types.ts';
-export type { SharedWasmMemory, LayerArena } from './layer-types.ts';
+import type { SharedWasmMemory, LayerArena, PlaneSet } from '../../assets/layer-types.ts';
+export type { SharedWasmMemory, LayerArena } from '../../assets/layer-types.ts';
 
 // The shared WebAssembly memory a level's planes, output picture and tables live in (the cpu
 // backend's wasm kernel reads them in place), and the room it reserves for the level tables.
@@ -47,7 +47,7 @@ let nextArenaId = 1;
 
 export interface Planes extends PlaneSet {
   arena: LayerArena;
-  /** Present when `shadow` is: Layers.shadowedBase, filled by makeLayers. */
+  /** Present when `shadow` is: Layers.shadowedBase, filled by level-extras.ts `shadowedBase`. */
   shadowedBase?: Uint8Array;
 }
 

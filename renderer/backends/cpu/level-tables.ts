@@ -1,8 +1,8 @@
-import type { LevelEdges, FullRuns, LevelPalette, ActiveRuns, Layers, LayerArena } from './layer-types.ts';
-export type { LevelEdges, FullRuns, LevelPalette } from './layer-types.ts';
-import { SRGB8_TO_LINEAR } from '../../shared/color/srgb.ts';
+import type { LevelEdges, FullRuns, LevelPalette, ActiveRuns, Layers, LayerArena } from '../../assets/layer-types.ts';
+export type { LevelEdges, FullRuns, LevelPalette } from '../../assets/layer-types.ts';
+import { SRGB8_TO_LINEAR } from '../../../shared/color/srgb.ts';
 import { EDGE_BLOCK_BYTES, EDGES_MAX_SHARE, FULL_RUNS_MAX_SHARE, PALETTE_COLOUR_SLOTS, PALETTE_MAX_SHARE, WASM_PAGE, edgesBytes, fullRunsBytes, paletteBytes } from './arena.ts';
-import type { Sliced } from './paced.ts';
+import type { Sliced } from '../../assets/paced.ts';
 
 // A level's tables (edge list, fully painted runs, palette), built after the level, paced, into its
 // arena: what lets the cpu kernel skip walking the planes (docs/performance-renderer.md).
