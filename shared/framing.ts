@@ -1,6 +1,6 @@
 import { ServiceError } from './errors.ts';
 import { singleParam } from './query-param.ts';
-import type { ShotId } from './spin.ts';
+import type { ShotId } from './shot-id.ts';
 
 /**
  * Framing: where the picture's frame lies on the studio shot. One owner of the geometry: the

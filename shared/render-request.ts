@@ -1,7 +1,7 @@
 import { ServiceError } from './errors.ts';
 import { BACKGROUNDS, FORMATS, WIDTH_MAX, WIDTH_MIN, normalisePlate, transparentFormatError, type Background, type ImageFormat } from './render-options.ts';
 import { DEFAULT_FRAMING_OPTIONS, MARGIN_MAX, canonicalFraming, framingError, isAspect, isFraming, type FramingOptions } from './framing.ts';
-import { isShotId, type ShotId } from './spin.ts';
+import { isShotId, type ShotId } from './shot-id.ts';
 
 /** One render as the gateway (or any internal service) asks the renderer for it. */
 export interface RenderRequest {

@@ -1,13 +1,12 @@
 import { ServiceError } from './errors.ts';
 import { singleParam } from './query-param.ts';
 import { parseWidth } from './render-options.ts';
-import { isViewId, type ViewId } from './views.ts';
+import { SPIN_YAW_STEP } from './shot-id.ts';
 
 /**
  * Spins (docs/api.md, "Spins"): frames of a turntable around a vehicle shot from its set's 3D source.
  * One owner of what a spin is for every reader and writer: the frame counts and widths the API takes,
- * the yaw of each frame, and the frame ids that travel as a render's `view` (gateway → signed URL →
- * renderer → its frame cache).
+ * the yaws of a spin, the box `fit` scales its frames by; the frame ids themselves are shot-id.ts.
  */
 
 /** Frame counts a spin may have; every one divides 360° into steps that are multiples of SPIN_YAW_STEP. */
@@ -18,43 +17,6 @@ export const SPIN_FRAMES_DEFAULT: SpinFrameCount = 36;
 export const SPIN_WIDTH_MIN = 200;
 export const SPIN_WIDTH_MAX = 1600;
 export const SPIN_WIDTH_DEFAULT = 800;
-/** The finest step between frames (72 frames): every frame of every count is one of these yaws. */
-export const SPIN_YAW_STEP = 5;
-
-/**
- * A spin frame's shot id: `yaw-` and its yaw in whole degrees, three digits (`yaw-000` … `yaw-355`).
- * Yaw 0 is the front view's camera; it grows as the camera turns towards the vehicle's left side, so
- * `yaw-090` looks at the left side (as side_left does) and `yaw-270` at the right.
- */
-export type FrameId = `yaw-${string}`;
-/** What a render shows: one of the nine studio views, or a spin frame. */
-export type ShotId = ViewId | FrameId;
-
-const FRAME_ID_RE = /^yaw-(\d{3})$/;
-
-export function frameId(yawDegrees: number): FrameId {
-  if (!isSpinYaw(yawDegrees)) throw new RangeError(`no spin frame at yaw ${yawDegrees}`);
-  return `yaw-${String(yawDegrees).padStart(3, '0')}`;
-}
-
-export function isSpinYaw(yawDegrees: number): boolean {
-  return Number.isInteger(yawDegrees) && yawDegrees >= 0 && yawDegrees < 360 && yawDegrees % SPIN_YAW_STEP === 0;
-}
-
-export function isFrameId(s: string): s is FrameId {
-  const m = FRAME_ID_RE.exec(s);
-  return m !== null && isSpinYaw(Number(m[1]));
-}
-
-/** The yaw of a frame id, in degrees. */
-export function frameYaw(id: FrameId): number {
-  return Number(id.slice(4));
-}
-
-export function isShotId(s: string): s is ShotId {
-  return isViewId(s) || isFrameId(s);
-}
-
 /** Every yaw a spin can show (0, 5, … 355), the frames DescribeSet gives geometry for. */
 export const ALL_SPIN_YAWS: readonly number[] = Array.from({ length: 360 / SPIN_YAW_STEP }, (_, i) => i * SPIN_YAW_STEP);
 

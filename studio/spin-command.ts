@@ -11,19 +11,8 @@ import { readSetMeta } from '../shared/asset-format/read-set.ts';
 import { readSetJson } from '../shared/asset-format/set-json.ts';
 import { readSpinFrame, spinFrameSetDir, writeSpinFrame } from '../shared/asset-format/spin-frames.ts';
 import { isSetId } from '../shared/asset-format/set-id.ts';
-import {
-  SPIN_FRAME_COUNTS,
-  SPIN_FRAME_LIGHT_DEPTH,
-  SPIN_FRAME_SAMPLES,
-  SPIN_FRAME_SUPERSAMPLE_DEFAULT,
-  SPIN_WIDTH_MAX,
-  SPIN_WIDTH_MIN,
-  frameId,
-  isSpinFrameCount,
-  spinBakeHeight,
-  spinBakeWidth,
-  spinYaws,
-} from '../shared/spin.ts';
+import { SPIN_FRAME_COUNTS, SPIN_FRAME_LIGHT_DEPTH, SPIN_FRAME_SAMPLES, SPIN_FRAME_SUPERSAMPLE_DEFAULT, SPIN_WIDTH_MAX, SPIN_WIDTH_MIN, isSpinFrameCount, spinBakeHeight, spinBakeWidth, spinYaws } from '../shared/spin.ts';
+import { frameId } from '../shared/shot-id.ts';
 import { BAKER_VERSION } from '../baker/bake-set.ts';
 import { loadStudioConfig } from './config.ts';
 

@@ -6,7 +6,7 @@ import { hashApiKey, isWellFormedApiKey } from './api-key-format.ts';
 import type { InvalidationBus } from './invalidation-bus.ts';
 import { findPrincipalByHashes, findPrincipalByKeyId, findPrincipalForOrg, isDashboardKeyId, type Principal } from './principal.ts';
 import type { ImageFormat } from '../../shared/render-options.ts';
-import { isFrameId } from '../../shared/spin.ts';
+import { isFrameId } from '../../shared/shot-id.ts';
 
 /** What a signed image URL was granted for (gateway/signing/image-token.ts). */
 export interface DownloadGrant {

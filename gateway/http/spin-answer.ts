@@ -1,7 +1,8 @@
 import { canonicalFraming, frameGeometry, layoutOf, type Box, type Layout } from '../../shared/framing.ts';
 import type { SpinDescription, SpinFrameDescription } from '../../shared/render-contract.ts';
 import type { ImageOptions } from '../../shared/render-options.ts';
-import { frameId, spinFitBox, spinYaws, type SpinOptions } from '../../shared/spin.ts';
+import { spinFitBox, spinYaws, type SpinOptions } from '../../shared/spin.ts';
+import { frameId } from '../../shared/shot-id.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { VehicleRow } from '../catalog/catalog-repo.ts';
 import type { ImageSigner } from '../signing/image-token.ts';

@@ -1,7 +1,7 @@
 import type { Background, ImageFormat } from '../../shared/render-options.ts';
 import type { FramingOptions } from '../../shared/framing.ts';
 import type { RenderTiming, SetDescription } from '../../shared/render-contract.ts';
-import type { ShotId } from '../../shared/spin.ts';
+import type { ShotId } from '../../shared/shot-id.ts';
 
 /** What the gateway needs of the renderer: one render call that streams the encoded bytes. */
 export interface ImageRenderRequest {

@@ -4,7 +4,7 @@ import type { KeyedSecret } from '../../shared/config-fields.ts';
 import { ServiceError } from '../../shared/errors.ts';
 import { DEFAULT_ASPECT, DEFAULT_FRAMING_OPTIONS, MARGIN_MAX, isAspect, type FramingOptions } from '../../shared/framing.ts';
 import { FORMATS, type Background, type ImageFormat } from '../../shared/render-options.ts';
-import { isShotId, type ShotId } from '../../shared/spin.ts';
+import { isShotId, type ShotId } from '../../shared/shot-id.ts';
 import { isViewId, type ViewId } from '../../shared/views.ts';
 
 export const TOKEN_ISSUER = 'vehicle-image-gateway';

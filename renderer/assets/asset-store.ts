@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import type { Logger } from '../../shared/logger.ts';
 import { ServiceError } from '../../shared/errors.ts';
 import { WIDTH_MIN } from '../../shared/render-options.ts';
-import type { ShotId } from '../../shared/spin.ts';
+import type { ShotId } from '../../shared/shot-id.ts';
 import { layerPath } from '../../shared/asset-format/layer-files.ts';
 import { readSetMeta, type AssetSetMeta, type ViewMeta } from '../../shared/asset-format/read-set.ts';
 import { isSetId } from '../../shared/asset-format/set-id.ts';

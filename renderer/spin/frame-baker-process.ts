@@ -9,7 +9,7 @@
 import { readSetJson } from '../../shared/asset-format/set-json.ts';
 import { readSetMeta } from '../../shared/asset-format/read-set.ts';
 import { spinFrameSetDir, writeSpinFrame } from '../../shared/asset-format/spin-frames.ts';
-import { frameId } from '../../shared/spin.ts';
+import { frameId } from '../../shared/shot-id.ts';
 import { SPIN_FRAME_LIGHT_DEPTH, SPIN_FRAME_SAMPLES } from '../../shared/spin.ts';
 import { createGLRenderer, type GLHandle } from '../../baker/gl.ts';
 import { loadSpinSubject } from '../../baker/spin/load-subject.ts';
