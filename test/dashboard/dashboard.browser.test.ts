@@ -61,12 +61,13 @@ const CONTRAST_AUDIT = `(() => {
 })()`;
 
 /**
- * Waits until the playground's picture has decoded. Polled through evaluate (the DevTools protocol):
+ * Waits until the playground's picture (of `width`, when given) has decoded. Polled through evaluate (the DevTools protocol):
  * waitForFunction with a string would need eval in the page, which the dashboard's CSP forbids.
  */
-async function pictureLoaded(page: Page, ms = 60_000): Promise<void> {
+async function pictureLoaded(page: Page, ms = 60_000, width?: number): Promise<void> {
   const until = Date.now() + ms;
-  const js = `(() => { const i = document.querySelector('[data-testid="playground-image"]'); return !!i && i.complete && i.naturalWidth > 0; })()`;
+  // with `width`, the new picture: the one shown before it is complete too, until the new answer replaces it
+  const js = `(() => { const i = document.querySelector('[data-testid="playground-image"]'); return !!i && i.complete && i.naturalWidth ${width === undefined ? '> 0' : `=== ${width}`}; })()`;
   while (!(await inPage<boolean>(page, js))) {
     if (Date.now() > until) throw new Error('the playground picture did not load');
     await new Promise((r) => setTimeout(r, 200));
@@ -396,7 +397,7 @@ describe(`dashboard in Chromium (${backendLabel()})`, function () {
     await page.getByRole('button', { name: 'Render' }).click();
     const img = page.getByTestId('playground-image');
     await img.waitFor();
-    await pictureLoaded(page);
+    await pictureLoaded(page, 60_000, 640);
     expect(await img.evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth)).to.equal(640);
     const json = JSON.parse(await page.getByTestId('json-answer').innerText());
     expect(json.options).to.include({ color_name: 'blue', format: 'png', width: 640, plate: 'NW 2024' });
