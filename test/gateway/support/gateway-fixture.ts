@@ -7,7 +7,8 @@ import { createLogger, type Logger } from '../../../shared/logger.ts';
 import type { Database } from '../../../gateway/db/database.ts';
 import type { ImageRenderer } from '../../../gateway/render/image-renderer.ts';
 import { startGateway, type GatewayHandle } from '../../../gateway/service.ts';
-import { REAL_REDIS_URL, createScratchDatabase } from './backend.ts';
+import { openDatabase } from '../../../gateway/db/open.ts';
+import { REAL_DATABASE_URL, REAL_REDIS_URL, createScratchDatabase } from './backend.ts';
 
 /** A small catalog whose shape the suites rely on (see catalog.test.ts). */
 export const TEST_CATALOG = fileURLToPath(new URL('./test-catalog.json', import.meta.url));
@@ -54,12 +55,36 @@ export interface StartOptions {
 }
 
 /**
+ * The embedded database as a first start leaves it (PGlite's initdb, then the migrations), made once per
+ * test process and copied into each test gateway's DATA_DIR: initdb costs seconds of CPU a gateway (4.6 s
+ * here) and the suite starts dozens, while a copy opens in half a second. Each gateway still gets its
+ * own database; what a first start does is tested where it is the subject (start-phases, process-start).
+ */
+let embeddedTemplate: Promise<string> | null = null;
+
+function embeddedDatabaseTemplate(): Promise<string> {
+  if (embeddedTemplate === null) {
+    embeddedTemplate = (async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vis-pg-template-'));
+      process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+      const db = await openDatabase({ databaseUrl: null, dataDir: dir });
+      await db.close();
+      return path.join(dir, 'pg');
+    })();
+  }
+  return embeddedTemplate;
+}
+
+/**
  * A real gateway on port 0 over the suite's backend (see backend.ts), with the test
  * catalog imported and no demo organisation (tests make their own through the admin API).
  */
 export async function startTestGateway(opts: StartOptions = {}): Promise<TestGateway> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'vis-gw-'));
   const scratch = opts.db ? null : await createScratchDatabase();
+  if (!opts.db && !REAL_DATABASE_URL && !fs.existsSync(path.join(dataDir, 'pg'))) {
+    fs.cpSync(await embeddedDatabaseTemplate(), path.join(dataDir, 'pg'), { recursive: true });
+  }
   const config = loadGatewayConfig({
     PORT: '0',
     HOST: '127.0.0.1',
