@@ -7,16 +7,17 @@ import { createRendererClient } from '../../gateway/render/renderer-pool.ts';
 import { freePort, waitForPort } from '../support/ports.ts';
 
 /**
- * Memory soak, bounded (about 30 s): a renderer process (cpu, 2 workers, RENDER_CACHE_MB=128) under a
- * mixed load (views, formats, widths 200..2400, colours, shadow, plates). Reports RSS at start, after
- * warm-up and at the end; after warm-up RSS must stay flat, and within the cache budget plus the
- * documented overhead (docs/renderer.md, "Memory": 512 MB).
+ * Memory soak, bounded by a count of renders, not by the clock (about 30 s on 2 cores): a renderer
+ * process (cpu, 2 workers, RENDER_CACHE_MB=128) under a mixed load (views, formats, widths 200..2400,
+ * colours, shadow, plates). Reports RSS at start, after the warm-up renders and at the end; after
+ * warm-up RSS must stay flat, and within the cache budget plus the documented overhead
+ * (docs/renderer.md, "Memory": 512 MB).
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CACHE_MB = 128;
 const OVERHEAD_MB = 512;
-const WARM_S = Number(process.env.SOAK_WARM_S ?? 12);
-const RUN_S = Number(process.env.SOAK_RUN_S ?? 18);
+const WARM_RENDERS = Number(process.env.SOAK_WARM_RENDERS ?? 200);
+const RUN_RENDERS = Number(process.env.SOAK_RUN_RENDERS ?? 300);
 
 describe('renderer memory soak (bounded)', function () {
   this.timeout(120_000);
@@ -48,15 +49,12 @@ describe('renderer memory soak (bounded)', function () {
     let atWarm = 0;
     let cacheWarm = 0;
     let n = 0;
+    let done = 0;
     let failed = 0;
-    const t0 = Date.now();
-    const warmTimer = setTimeout(() => {
-      atWarm = rss();
-      void cacheMb().then((c) => (cacheWarm = c));
-    }, WARM_S * 1000);
+    let warmedUp: Promise<void> = Promise.resolve();
     await Promise.all(
       Array.from({ length: 4 }, async () => {
-        while (Date.now() - t0 < (WARM_S + RUN_S) * 1000) {
+        while (n < WARM_RENDERS + RUN_RENDERS) {
           const i = n++;
           try {
             const { body } = await client.render(
@@ -76,22 +74,26 @@ describe('renderer memory soak (bounded)', function () {
           } catch {
             failed++;
           }
+          if (++done === WARM_RENDERS) {
+            atWarm = rss();
+            warmedUp = cacheMb().then((c) => void (cacheWarm = c));
+          }
         }
       }),
     );
-    clearTimeout(warmTimer);
+    await warmedUp;
     const atEnd = rss();
     const cacheEnd = await cacheMb();
     client.close();
     const growth = atEnd - atWarm - (cacheEnd - cacheWarm);
     console.log(
-      `      ${n} renders; RSS MB start ${atStart.toFixed(0)}, after ${WARM_S} s warm-up ${atWarm.toFixed(0)}, after ${RUN_S} s more ${atEnd.toFixed(0)}` +
+      `      ${done} renders; RSS MB start ${atStart.toFixed(0)}, after ${WARM_RENDERS} warm-up renders ${atWarm.toFixed(0)}, after ${RUN_RENDERS} more ${atEnd.toFixed(0)}` +
         ` (caches ${cacheWarm.toFixed(0)} -> ${cacheEnd.toFixed(0)} MB; growth outside the caches ${growth.toFixed(0)} MB)`,
     );
     expect(failed).to.equal(0);
     // what the caches add is bounded by RENDER_CACHE_MB; everything else must stay flat. The allocator
-    // alone moves RSS by tens of MB over 18 s (two CI passes of the same code: -15 and +80 MB), so the
-    // bound sits above that noise and well below the 286 MB the worker-buffer leak grew in this time.
+    // alone moves RSS by tens of MB over these renders (two CI passes of the same code: -15 and +80 MB), so
+    // the bound sits above that noise and well below the 286 MB the worker-buffer leak grew in as many.
     expect(growth, 'RSS growth after warm-up outside the caches (MB)').to.be.below(150);
     expect(atEnd).to.be.below(CACHE_MB + OVERHEAD_MB);
   });
