@@ -339,7 +339,7 @@ export function shootView(context: ShootContext, camera: THREE.PerspectiveCamera
           Dlin[i] = LIGHT8_TO_LINEAR[D[i]!]!;
           Slin[i] = LIGHT8_TO_LINEAR[S[i]!]!;
         }
-        // The compositor takes the paint out of the base as m·(Tn·D + S) with the STORED mask and
+        // The compositor (docs/asset-format.md, "Compositing") takes the paint out of the base as m·(Tn·D + S) with the STORED mask and
         // light layers; put exactly that into the base (instead of the float pass's m·(Tn·d + s)),
         // so what it takes out leaves no residue of their rounding at the paint's edges.
         const mq = m8 / 255;

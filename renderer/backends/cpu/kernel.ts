@@ -208,7 +208,7 @@ export function restoreBox(out: Uint8Array, start: Uint8Array, width: number, bo
   }
 }
 
-/** Linear RGB of one pixel before the shadow and the plate (the whole formula). */
+/** Linear RGB of one pixel before the shadow and the plate: the whole formula, as docs/asset-format.md ("Compositing") writes it once. */
 const px = new Float64Array(3);
 function paintPixel(k: KernelInput, i: number): void {
   const bi = i * 3;

@@ -5,7 +5,9 @@ import { EDGE_BLOCK_BYTES, EDGES_MAX_SHARE, FULL_RUNS_MAX_SHARE, PALETTE_COLOUR_
 import type { Sliced } from '../../assets/paced.ts';
 
 // A level's tables (edge list, fully painted runs, palette), built after the level, paced, into its
-// arena: what lets the cpu kernel skip walking the planes (docs/performance-renderer.md).
+// arena: what lets the cpu kernel skip walking the planes (docs/performance-renderer.md). They hold the
+// formula's inputs decoded as the kernels read them, not the formula: that is written once, in
+// docs/asset-format.md ("Compositing"), and evaluated by the kernels.
 
 /** Fully painted pixels (paint 255) of a level: all inside its runs (activeRuns), so only those are visited. */
 function paintedInRuns(width: number, height: number, paint: Uint8Array, runs: ActiveRuns): number {
