@@ -20,6 +20,7 @@ import { startTestGateway, type TestGateway } from '../gateway/support/gateway-f
 import { launchChromium } from '../support/browser.ts';
 import { eventually } from '../support/eventually.ts';
 import { makeSpinSet } from '../support/spin-set.ts';
+import { skipWithoutWebGl } from '../support/webgl.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST_INDEX = path.join(ROOT, 'dashboard', 'dist', 'index.html');
@@ -42,7 +43,6 @@ async function until(page: Page, js: string, what: string, ms = 60_000): Promise
 
 describe(`dashboard: playground framing and spin viewer in Chromium (${backendLabel()})`, function () {
   this.timeout(240_000);
-  const requireGl = process.env.CI === 'true' || process.env.REQUIRE_GL === '1';
   let tmp = '';
   let gw: TestGateway;
   let renderer: { port: number; close(): Promise<void> } | null = null;
@@ -62,14 +62,7 @@ describe(`dashboard: playground framing and spin viewer in Chromium (${backendLa
 
   before(async function () {
     this.timeout(600_000);
-    const { createGLRenderer } = await import('../../baker/gl.ts');
-    try {
-      createGLRenderer().dispose();
-    } catch (e) {
-      if (requireGl) throw e;
-      console.log(`      (skipped: no WebGL 2 context: ${(e as Error).message}; set REQUIRE_GL=1 or CI=true to fail instead)`);
-      this.skip();
-    }
+    await skipWithoutWebGl(this);
     if (!fs.existsSync(DIST_INDEX)) {
       const r = spawnSync(process.execPath, [path.join(ROOT, 'deploy', 'build-dashboard.mjs')], { cwd: ROOT, stdio: 'inherit' });
       if (r.status !== 0) throw new Error('the dashboard build failed');

@@ -3,9 +3,8 @@
  * "Contract features"). Real gateways (PGlite or PostgreSQL/Redis per backend.ts) on port 0 and a real
  * cpu renderer over gRPC; usage is read through the admin API.
  *
- * The end-to-end group (a glTF set with its 3D source, frames downloaded and measured) needs the studio's
- * test set maker (test/support/spin-set.ts), the renderer's spin frames and a WebGL 2 context for the
- * bake; without the maker it is skipped, saying so.
+ * The end-to-end group (a glTF set with its 3D source, frames downloaded and measured) bakes its set
+ * with test/support/spin-set.ts, so it needs a WebGL 2 context (test/support/webgl.ts).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,6 +15,8 @@ import { backendLabel } from './support/backend.ts';
 import { startTestGateway, type TestGateway } from './support/gateway-fixture.ts';
 import { startTestRenderer, type TestRenderer } from '../support/test-renderer.ts';
 import { alphaEdges } from '../support/alpha-box.ts';
+import { makeSpinSet } from '../support/spin-set.ts';
+import { skipWithoutWebGl } from '../support/webgl.ts';
 
 const SINGLE = '/v1/makes/aurelia/models/vento/2023';
 const GT = '/v1/makes/aurelia/models/vento/2024/gt'; // category sports
@@ -183,7 +184,6 @@ describe(`spin call and the contract's features (${backendLabel()})`, function (
 
 describe(`spin end to end: a glTF set with its 3D source (${backendLabel()})`, function () {
   this.timeout(600_000);
-  const requireGl = process.env.CI === 'true' || process.env.REQUIRE_GL === '1';
   let tmp = '';
   let gw: TestGateway | null = null;
   let renderer: TestRenderer | null = null;
@@ -191,21 +191,7 @@ describe(`spin end to end: a glTF set with its 3D source (${backendLabel()})`, f
   let vehicleId = '';
 
   before(async function () {
-    const maker = new URL('../support/spin-set.ts', import.meta.url);
-    if (!fs.existsSync(maker)) {
-      // pending: written against issue 34's shared design, waiting for the studio's makeSpinSet and the renderer's spin frames
-      console.log('      (skipped: test/support/spin-set.ts (makeSpinSet) is not there yet)');
-      this.skip();
-    }
-    const { createGLRenderer } = await import('../../baker/gl.ts');
-    try {
-      createGLRenderer().dispose();
-    } catch (e) {
-      if (requireGl) throw e;
-      console.log(`      (skipped: no WebGL 2 context: ${(e as Error).message}; set REQUIRE_GL=1 or CI=true to fail instead)`);
-      this.skip();
-    }
-    const { makeSpinSet } = (await import(maker.href)) as { makeSpinSet(dir: string, id?: string): Promise<string> };
+    await skipWithoutWebGl(this);
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vis-spin-'));
     const assetsDir = path.join(tmp, 'assets');
     fs.mkdirSync(assetsDir);

@@ -16,12 +16,12 @@ import { loadGatewayConfig } from '../../gateway/config.ts';
 import { loadRendererConfig } from '../../renderer/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { writeFixtureCar } from '../support/gltf-car.ts';
+import { skipWithoutWebGl } from '../support/webgl.ts';
 
 const run = promisify(execFile);
 
 describe('studio: a baked glTF set renders through the gateway', function () {
   this.timeout(240_000);
-  const requireGl = process.env.CI === 'true' || process.env.REQUIRE_GL === '1';
   let tmp = '';
   let assetsDir = '';
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -30,14 +30,7 @@ describe('studio: a baked glTF set renders through the gateway', function () {
   let client: { close(): void } | null = null;
 
   before(async function () {
-    const { createGLRenderer } = await import('../../baker/gl.ts');
-    try {
-      createGLRenderer().dispose();
-    } catch (e) {
-      if (requireGl) throw e;
-      console.log(`      (skipped: no WebGL 2 context: ${(e as Error).message}; set REQUIRE_GL=1 or CI=true to fail instead)`);
-      this.skip();
-    }
+    await skipWithoutWebGl(this);
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gltf-gw-'));
     assetsDir = path.join(tmp, 'assets');
     fs.mkdirSync(assetsDir);

@@ -11,6 +11,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { readSetMeta } from '../../shared/asset-format/read-set.ts';
 import { CAR, writeFixtureCar } from '../support/gltf-car.ts';
+import { skipWithoutWebGl } from '../support/webgl.ts';
 
 interface Grey { data: Uint8Array; width: number; height: number; channels: number }
 async function readPng(file: string): Promise<Grey> {
@@ -40,19 +41,11 @@ async function runCli(args: string[]): Promise<{ code: number; errors: string[] 
 
 describe('studio: glTF baker (npm run bake -- gltf)', function () {
   this.timeout(240_000);
-  const requireGl = process.env.CI === 'true' || process.env.REQUIRE_GL === '1';
   let tmp = '';
   let out = '';
 
   before(async function () {
-    const { createGLRenderer } = await import('../../baker/gl.ts');
-    try {
-      createGLRenderer().dispose();
-    } catch (e) {
-      if (requireGl) throw e;
-      console.log(`      (skipped: no WebGL 2 context: ${(e as Error).message}; set REQUIRE_GL=1 or CI=true to fail instead)`);
-      this.skip();
-    }
+    await skipWithoutWebGl(this);
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gltf-bake-test-'));
     out = path.join(tmp, 'sets');
     await writeFixtureCar(path.join(tmp, 'plain.glb'));

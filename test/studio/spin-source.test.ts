@@ -18,6 +18,7 @@ import { readSpinFrame, spinFrameSetDir, writeSpinFrame } from '../../shared/ass
 import { nonZeroBox } from '../../renderer/assets/plane-box.ts';
 import { writeFixtureCar } from '../support/gltf-car.ts';
 import { makeSpinSet } from '../support/spin-set.ts';
+import { skipWithoutWebGl } from '../support/webgl.ts';
 
 type Box = { x: number; y: number; width: number; height: number };
 
@@ -57,7 +58,6 @@ function assertNear(a: Box, b: Box, px: number, what: string): void {
 
 describe('studio: the 3D source kept with a set, and spin frames', function () {
   this.timeout(300_000);
-  const requireGl = process.env.CI === 'true' || process.env.REQUIRE_GL === '1';
   let tmp = '';
   let setDir = '';
   let meta: AssetSetMeta;
@@ -65,14 +65,7 @@ describe('studio: the 3D source kept with a set, and spin frames', function () {
   let model = '';
 
   before(async function () {
-    const { createGLRenderer } = await import('../../baker/gl.ts');
-    try {
-      createGLRenderer().dispose();
-    } catch (e) {
-      if (requireGl) throw e;
-      console.log(`      (skipped: no WebGL 2 context: ${(e as Error).message}; set REQUIRE_GL=1 or CI=true to fail instead)`);
-      this.skip();
-    }
+    await skipWithoutWebGl(this);
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spin-source-test-'));
     setDir = await makeSpinSet(path.join(tmp, 'sets'));
     meta = await readSetMeta(setDir);
