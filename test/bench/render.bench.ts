@@ -43,7 +43,7 @@ import { makeSyntheticSet } from '../support/make-synthetic-set.ts';
 import { AssetStore, outputHeight } from '../../renderer/assets/asset-store.ts';
 import { encodeImage } from '../../renderer/encode/encode.ts';
 import { kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
-import { compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
+import { compositeKernel } from '../support/reference-kernel.ts';
 import { WasmKernel } from '../../renderer/backends/cpu/wasm-kernel.ts';
 import { hexToLinear } from '../../shared/color/srgb.ts';
 import type { RenderContext } from '../../renderer/pipeline/context.ts';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { AssetStore } from '../../renderer/assets/asset-store.ts';
 import { CpuCompositor, kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
-import { compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
+import { compositeKernel } from '../support/reference-kernel.ts';
 import { runPipeline, STEPS } from '../../renderer/pipeline/pipeline.ts';
 import type { RenderContext, Step } from '../../renderer/pipeline/context.ts';
 import { allocPlanes } from '../../renderer/backends/cpu/arena.ts';

@@ -3,7 +3,7 @@ import { AssetStore } from '../../renderer/assets/asset-store.ts';
 import { CpuCompositor } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { workBands } from '../../renderer/backends/cpu/bands.ts';
 import { TEST_SET, compositeJob, expectKernelMatch, quietLogger, testAssets } from './helpers.ts';
-import { compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
+import { compositeKernel } from '../support/reference-kernel.ts';
 import { kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { CPU_LEVEL_EXTRAS } from '../../renderer/backends/cpu/level-extras.ts';
 

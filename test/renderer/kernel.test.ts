@@ -4,7 +4,7 @@ import { AssetStore } from '../../renderer/assets/asset-store.ts';
 import { sharedU16, sharedU8 } from '../../renderer/backends/cpu/arena.ts';
 import { makeLayers } from '../../renderer/assets/layers.ts';
 import { CpuCompositor, kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
-import { compositeKernel, compositeRows } from '../../renderer/backends/cpu/kernel.ts';
+import { compositeKernel, compositeRows } from '../support/reference-kernel.ts';
 import { SHADED, encodeSrgb8, encodeTables } from '../../renderer/color/srgb8.ts';
 import { WasmKernel } from '../../renderer/backends/cpu/wasm-kernel.ts';
 import { SRGB8_TO_LINEAR } from '../../shared/color/srgb.ts';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { AssetStore } from '../../renderer/assets/asset-store.ts';
 import { CpuCompositor, kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
-import { compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
+import { compositeKernel } from '../support/reference-kernel.ts';
 import type { CompositeJob } from '../../renderer/backends/backend.ts';
 import { EDGE_BLOCK_BYTES, allocPlanes } from '../../renderer/backends/cpu/arena.ts';
 import { makeLayers, type Layers } from '../../renderer/assets/layers.ts';

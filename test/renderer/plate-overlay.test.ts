@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { AssetStore } from '../../renderer/assets/asset-store.ts';
 import { CpuCompositor, kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
-import { overlayRow, plateTexel, samplePlate, compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
+import { overlayRow, plateTexel, samplePlate } from '../../renderer/backends/cpu/kernel.ts';
+import { compositeKernel } from '../support/reference-kernel.ts';
 import { VIEW_IDS } from '../../shared/views.ts';
 import { TEST_SET, compositeJob, quietLogger, testAssets } from './helpers.ts';
 import { CPU_LEVEL_EXTRAS } from '../../renderer/backends/cpu/level-extras.ts';

@@ -27,7 +27,7 @@ import { readSetMeta, type AssetSetMeta } from '../../shared/asset-format/read-s
 import { AssetSetError } from '../../shared/asset-format/set-json.ts';
 import { kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { CPU_LEVEL_EXTRAS } from '../../renderer/backends/cpu/level-extras.ts';
-import { compositeKernel } from '../../renderer/backends/cpu/kernel.ts';
+import { compositeKernel } from '../support/reference-kernel.ts';
 import { startRendererServer } from '../../renderer/server.ts';
 import { loadRendererConfig } from '../../renderer/config.ts';
 import { createLogger } from '../../shared/logger.ts';

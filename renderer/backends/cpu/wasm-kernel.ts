@@ -57,8 +57,10 @@ interface Bound {
 const ARENA_INSTANCES = 4;
 
 /**
- * The cpu backend's kernel: ./kernel.ts `compositeRows` with the opaque rows' runs (the hot part:
- * paint and shadow on the studio backdrop) computed by WebAssembly.
+ * The cpu backend's kernel: the opaque rows' runs (the hot part: paint and shadow on the studio
+ * backdrop) computed by WebAssembly; plate pixels and transparent pictures by kernel.ts's per-pixel
+ * JavaScript. The tests hold its bytes to the whole-picture JavaScript reference
+ * (test/support/reference-kernel.ts).
  *
  * Layers made by the asset store have their planes in one shared WebAssembly memory (arena.ts
  * `allocPlanes`); the module is instantiated on that memory (once per arena per thread, a few
@@ -179,7 +181,7 @@ export class WasmKernel {
   }
 
   /**
-   * Rows [y0, y1) of the picture: kernel.ts `compositeRows`'s bytes, but for painted pixels of opaque
+   * Rows [y0, y1) of the picture: the reference kernel's bytes (test/support/reference-kernel.ts), but for painted pixels of opaque
    * rows in single precision (wasm/kernel.ts `paintedQuad`, `edgeQuad`: at most a code off), and the plate from its
    * overlay when the input has one (its pixels' bytes as sampling it gives). `slot`: this thread's
    * scratch row in the layers' arena (0 on the main thread; each worker its own, below ARENA_SLOTS).
