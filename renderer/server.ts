@@ -7,7 +7,8 @@ import { RENDER_SERVICE_NAME, loadRenderPackageDefinition, renderGrpcObject } fr
 import { AssetStore } from './assets/asset-store.ts';
 import { LevelFiles } from './assets/level-files.ts';
 import type { Compositor } from './backends/backend.ts';
-import { CPU_LEVEL_EXTRAS } from './backends/cpu/level-extras.ts';
+import { levelExtrasFor } from './backends/cpu/level-extras.ts';
+import { ALL_CPU_MECHANISMS, type CpuMechanisms } from './backends/cpu/mechanisms.ts';
 import { createCompositor, type BackendReport } from './backends/select.ts';
 import { probePictures } from './backend-probe.ts';
 import { renderHandlers } from './grpc/handlers.ts';
@@ -49,6 +50,8 @@ export async function startRendererServer(opts: {
   logger: Logger;
   /** Receives the internals once started (tests, bench). */
   onInternals?: (i: RendererInternals) => void;
+  /** The cpu backend's mechanisms; all on unless a benchmark turns some off (backends/cpu/mechanisms.ts). */
+  cpuMechanisms?: CpuMechanisms;
 }): Promise<RendererServer> {
   const { config, logger } = opts;
   const layerBytes = Math.floor(config.cacheBytes * LAYER_CACHE_SHARE);
@@ -57,7 +60,8 @@ export async function startRendererServer(opts: {
   const levelFiles = config.levelFiles ? await LevelFiles.open({ dir: config.levelFiles.dir, budgetBytes: config.levelFiles.bytes, logger }) : null;
   // levels carry the cpu backend's extras while auto may still measure it (with this store's levels,
   // so the store comes first); then the chosen backend's
-  const store = new AssetStore({ dir: config.assetsDir, cacheBytes: layerBytes, logger, levelExtras: CPU_LEVEL_EXTRAS, levelFiles });
+  const cpuMechanisms = opts.cpuMechanisms ?? ALL_CPU_MECHANISMS;
+  const store = new AssetStore({ dir: config.assetsDir, cacheBytes: layerBytes, logger, levelExtras: levelExtrasFor(cpuMechanisms), levelFiles });
   const { loaded } = await store.init();
   const { compositor: backend, report: backendReport } = await createCompositor({
     choice: config.backend,
@@ -65,6 +69,7 @@ export async function startRendererServer(opts: {
     logger,
     // the composite runs inside the queue: alone means nobody else running or waiting
     alone: () => queue.running <= 1 && queue.queued === 0,
+    cpuMechanisms,
     probe: (reference) => probePictures({ store, sets: loaded, reference }),
   });
   store.useLevelExtras(backend.levelExtras);

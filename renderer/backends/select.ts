@@ -2,6 +2,7 @@ import type { RenderBackendChoice } from '../../shared/config-fields.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { Compositor } from './backend.ts';
 import { CpuCompositor } from './cpu/cpu-backend.ts';
+import type { CpuMechanisms } from './cpu/mechanisms.ts';
 import { measureCompositors, type CandidateMeasurement, type ProbeJob } from './measure.ts';
 import { describeDifference } from './parity.ts';
 
@@ -39,6 +40,8 @@ export interface SelectOptions {
   logger: Logger;
   /** Whether the render at hand is the only one running or waiting (cpu: composite it inline, CpuCompositor). */
   alone?: () => boolean;
+  /** The cpu backend's mechanisms (default all on; benchmarks turn some off, cpu/mechanisms.ts). */
+  cpuMechanisms?: CpuMechanisms;
   /** The pictures `auto` measures with (a committed set at a small and its largest level); null: none to be had. */
   probe?: (reference: Compositor) => Promise<ProbePictures | null>;
 }
@@ -51,7 +54,7 @@ export interface SelectOptions {
  */
 export async function createCompositor(opts: SelectOptions): Promise<{ compositor: Compositor; report: BackendReport }> {
   const { choice, logger } = opts;
-  const cpu = () => CpuCompositor.create({ workers: opts.workers, logger, ...(opts.alone ? { alone: opts.alone } : {}) });
+  const cpu = () => CpuCompositor.create({ workers: opts.workers, logger, ...(opts.alone ? { alone: opts.alone } : {}), ...(opts.cpuMechanisms ? { mechanisms: opts.cpuMechanisms } : {}) });
   const done = (compositor: Compositor, reason: string, extra: Partial<BackendReport> = {}) => {
     const report: BackendReport = { choice, backend: compositor.name, description: compositor.description, reason, measured: [], measureMs: 0, probe: null, ...extra };
     logger.info(

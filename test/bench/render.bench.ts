@@ -41,7 +41,6 @@ import type { ImageFormat } from '../../shared/render-options.ts';
 import { VIEW_IDS, type ViewId } from '../../shared/views.ts';
 import { makeSyntheticSet } from '../support/make-synthetic-set.ts';
 import { AssetStore, outputHeight } from '../../renderer/assets/asset-store.ts';
-import { encodeImage } from '../../renderer/encode/encode.ts';
 import { kernelInput } from '../../renderer/backends/cpu/cpu-backend.ts';
 import { compositeKernel } from '../support/reference-kernel.ts';
 import { WasmKernel } from '../../renderer/backends/cpu/wasm-kernel.ts';
@@ -50,6 +49,7 @@ import type { RenderContext } from '../../renderer/pipeline/context.ts';
 import { runPipeline, STEPS } from '../../renderer/pipeline/pipeline.ts';
 import { startRendererServer, type RendererInternals } from '../../renderer/server.ts';
 import { CPU_LEVEL_EXTRAS } from '../../renderer/backends/cpu/level-extras.ts';
+import { encodeFloor } from './support/encode-floor.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const args = process.argv.slice(2);
@@ -126,20 +126,7 @@ async function main() {
         await it.service.render({ ...base, color: nextColour() });
         await it.store.tablesBuilt();
         // the floor: the finished output picture (already at its exact size), encoded alone
-        const ctx: RenderContext = { req: { ...base, color: '#C41E3A' }, set, view, deadline: { at: Infinity }, timings: {} };
-        await runPipeline(ctx, { store: it.store, backend: it.backend }, STEPS.slice(0, 3));
-        const img = ctx.image!;
-        const h = outputHeight(view, width);
-        const finished = await sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength), {
-          raw: { width: img.width, height: img.height, channels: img.channels },
-        })
-          .removeAlpha()
-          .resize(width, h, { kernel: 'lanczos3', fit: 'fill' })
-          .raw()
-          .toBuffer();
-        it.backend.release?.(img); // the layers' own output picture goes back for the misses
-        const output = { width, height: h, data: new Uint8Array(finished.buffer, finished.byteOffset, finished.byteLength), channels: 3 as const, alpha: false };
-        await encodeImage(output, format);
+        const floor = await encodeFloor(it, set, view, { ...base, color: '#C41E3A' });
         // misses and encodes, alternately
         // (wall time, and the CPU time of the whole process: main thread, workers and libvips threads,
         // which a loaded machine stretches far less than wall time)
@@ -157,7 +144,7 @@ async function main() {
         const encode = async () => {
           const c0 = process.cpuUsage();
           const e0 = performance.now();
-          await encodeImage(output, format);
+          await floor.encode();
           enc.push(performance.now() - e0);
           encCpu.push(cpuMs(process.cpuUsage(c0)));
         };

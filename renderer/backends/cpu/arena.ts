@@ -61,7 +61,7 @@ export function allocPlanes(
   key: string,
   width: number,
   height: number,
-  has: { shadow: boolean; coverage: boolean; shadowedBase?: boolean; output?: boolean },
+  has: { shadow: boolean; coverage: boolean; shadowedBase?: boolean; output?: boolean; tables?: boolean },
 ): Planes {
   const n = width * height;
   const align = (x: number) => Math.ceil(x / 64) * 64;
@@ -82,10 +82,11 @@ export function allocPlanes(
   const withOutput = has.output ?? has.shadowedBase !== false;
   const oOutput = withOutput ? at(n * 3) : -1;
   const pages = Math.ceil(end / WASM_PAGE);
-  // with the output picture the arena may grow by its tables (withLevelTables: reserved address space
-  // only), in four steps (edge list, runs, the palette's index, its entries), each rounded up to pages
+  // with tables (by default with the output picture: the cpu backend's) the arena may grow by them
+  // (withLevelTables: reserved address space only), in four steps (edge list, runs, the palette's
+  // index, its entries), each rounded up to pages
   const tables = edgesBytes(Math.floor(n * EDGES_MAX_SHARE), height) + fullRunsBytes(Math.floor(n * FULL_RUNS_MAX_SHARE), height) + paletteBytes(Math.ceil((n * PALETTE_MAX_SHARE) / 4) * 4, n, height);
-  const room = withOutput ? Math.ceil(tables / WASM_PAGE) + 4 : 0;
+  const room = (has.tables ?? withOutput) ? Math.ceil(tables / WASM_PAGE) + 4 : 0;
   const memory = new WebAssembly.Memory({ initial: pages, maximum: pages + room, shared: true });
   const buf = memory.buffer;
   return {

@@ -4,7 +4,9 @@ import type { CompositeJob, Compositor, RgbImage } from '../backend.ts';
 import type { PlateTexture } from '../../plate/plate-raster.ts';
 import { ForcedGc } from '../../cache/forced-gc.ts';
 import { ARENA_SLOTS } from './arena.ts';
-import { CPU_LEVEL_EXTRAS } from './level-extras.ts';
+import { levelExtrasFor } from './level-extras.ts';
+import { ALL_CPU_MECHANISMS, type CpuMechanisms } from './mechanisms.ts';
+import type { LevelExtras } from '../../assets/level-extras.ts';
 import { BufferPool } from './buffer-pool.ts';
 import { PrimedOutputs, type Taken } from './primed-outputs.ts';
 import { plateOverlay } from './plate-overlay.ts';
@@ -132,7 +134,7 @@ export function kernelInput(job: CompositeJob, out: Uint8Array): KernelInput {
  */
 export class CpuCompositor implements Compositor {
   readonly name = 'cpu' as const;
-  readonly levelExtras = CPU_LEVEL_EXTRAS;
+  readonly levelExtras: LevelExtras;
   readonly description: string;
   private readonly slots: Slot[] = [];
   private readonly waiting: Pending[] = [];
@@ -140,7 +142,7 @@ export class CpuCompositor implements Compositor {
   private nextId = 1;
   private closed = false;
   private readonly pool = new BufferPool(OUTPUT_POOL_BYTES);
-  private readonly outputs = new PrimedOutputs(this.pool);
+  private readonly outputs: PrimedOutputs;
   /** Pictures dropped from the pool are shared memory the main thread lets go of too. */
   private readonly forcedGc = new ForcedGc();
   private droppedSinceCollect = 0;
@@ -153,7 +155,10 @@ export class CpuCompositor implements Compositor {
     private readonly logger: Logger,
     private readonly inlineMaxPixels: number,
     private readonly alone: () => boolean,
+    private readonly mechanisms: CpuMechanisms,
   ) {
+    this.levelExtras = levelExtrasFor(mechanisms);
+    this.outputs = new PrimedOutputs(this.pool, mechanisms.primed);
     this.description = size > 0 ? `cpu kernel (wasm) in ${size} worker thread(s)` : 'cpu kernel (wasm) inline';
   }
 
@@ -161,13 +166,15 @@ export class CpuCompositor implements Compositor {
    * `inlineMaxPixels`: pictures up to this size are composited on the calling thread (default
    * INLINE_MAX_PIXELS; tests pass 0 to use the workers). `alone`: whether the render at hand is the
    * only one running or waiting (the renderer's queue); then pictures up to ALONE_INLINE_MAX_PIXELS
-   * are composited inline too. Without it, never.
+   * are composited inline too. Without it, never. `mechanisms`: all on unless a benchmark turns
+   * some off (mechanisms.ts).
    */
-  static async create(opts: { workers: number; logger: Logger; inlineMaxPixels?: number; alone?: () => boolean }): Promise<CpuCompositor> {
+  static async create(opts: { workers: number; logger: Logger; inlineMaxPixels?: number; alone?: () => boolean; mechanisms?: CpuMechanisms }): Promise<CpuCompositor> {
     // each worker has its own scratch row in every layers arena (slot 0 is the main thread's)
     const workers = Math.min(Math.max(0, opts.workers), ARENA_SLOTS - 1);
     if (workers < opts.workers) opts.logger.warn({ asked: opts.workers, workers }, 'cpu workers capped by the layers arenas\' scratch rows');
-    const c = new CpuCompositor(workers, opts.logger, opts.inlineMaxPixels ?? INLINE_MAX_PIXELS, opts.alone ?? (() => false));
+    const m = opts.mechanisms ?? ALL_CPU_MECHANISMS;
+    const c = new CpuCompositor(workers, opts.logger, m.inline ? (opts.inlineMaxPixels ?? INLINE_MAX_PIXELS) : 0, m.inline && opts.alone ? opts.alone : () => false, m);
     await Promise.all(Array.from({ length: c.size }, (_, i) => c.spawn(i + 1)));
     return c;
   }
@@ -254,8 +261,9 @@ export class CpuCompositor implements Compositor {
     const { width, height } = job.layers;
     const input = kernelInput(job, out);
     input.primed = primed;
+    if (!this.mechanisms.plateOverlay && input.plate) input.plate = { ...input.plate, overlay: null };
     // the level palette's colours once, here, for every band, in a slot held until the composite ends
-    const palette = alpha ? null : (job.layers.arena?.palette ?? null);
+    const palette = alpha || !this.mechanisms.palette ? null : (job.layers.arena?.palette ?? null);
     const slot = palette === null ? null : (palette.colours.find((c) => !this.lentColours.has(c)) ?? null);
     if (slot !== null && this.inline.paletteColours(input, slot)) {
       this.lentColours.add(slot);
@@ -285,7 +293,7 @@ export class CpuCompositor implements Compositor {
       // one band of rows per worker, of about equal work: a render uses every core, and concurrent renders interleave
       const count = Math.max(1, Math.min(this.size, Math.floor(height / MIN_BAND_ROWS)));
       const bands = await Promise.allSettled(
-        workBands(input.runs, height, count).map(([y0, y1]) => {
+        workBands(this.mechanisms.workBands ? input.runs : null, height, count).map(([y0, y1]) => {
           return new Promise<void>((resolve, reject) => {
             this.waiting.push({ input, y0, y1, resolve, reject });
             this.pump();

@@ -3,7 +3,9 @@ import { copySliced, SLICE_PIXELS } from '../../assets/layers.ts';
 import type { Sliced } from '../../assets/paced.ts';
 import { SHADED } from '../../color/srgb8.ts';
 import { allocPlanes, sharedU8 } from './arena.ts';
-import { withLevelTables } from './level-tables.ts';
+import { withLevelTables, type TableChoice } from './level-tables.ts';
+import type { Layers } from '../../assets/layer-types.ts';
+import type { CpuMechanisms } from './mechanisms.ts';
 
 // What the cpu backend adds to every level the asset store makes (the store's LevelExtras,
 // assets/level-extras.ts): the planes in an arena (arena.ts) with an output picture, the shadowed
@@ -47,22 +49,29 @@ function* shadowedBase(key: string, l: LevelPlanes): Sliced<Uint8Array> {
 }
 
 /**
- * The cpu backend's level extras: planes in an arena with an output picture (`output: false`: none),
- * the shadowed base (`shadowedBase: false`: none, as the tests compare), and the level tables after
- * the level is cached (only with the output picture).
+ * The cpu backend's level extras: planes in an arena, with an output picture (`output: false`:
+ * none), the shadowed base (`shadowedBase: false`: none, as the tests compare), and the level tables
+ * (`tables`: which; default all, none with `output: false`) built after the level is cached.
  */
-export function cpuLevelExtras(opts: { shadowedBase?: boolean; output?: boolean } = {}): LevelExtras {
+export function cpuLevelExtras(opts: { shadowedBase?: boolean; output?: boolean; tables?: TableChoice } = {}): LevelExtras {
   const shaded = opts.shadowedBase !== false;
   const output = opts.output !== false;
+  const tables = opts.tables ?? (output ? { edges: true, fullRuns: true, palette: true } : { edges: false, fullRuns: false, palette: false });
+  const anyTable = tables.edges || tables.palette;
   return {
-    allocatePlanes: (key, width, height, has) => allocPlanes(key, width, height, { ...has, shadowedBase: shaded, output }),
+    allocatePlanes: (key, width, height, has) => allocPlanes(key, width, height, { ...has, shadowedBase: shaded, output, tables: anyTable }),
     ...(shaded ? { shadowedBase } : {}),
-    // built once per arena (the arena grows by them), only where it has an output picture
-    afterLevel: (l, stillCached) => (!l.arena?.output || l.arena.tablesTried ? null : withLevelTables(l, stillCached)),
+    // built once per arena (the arena grows by them)
+    ...(anyTable ? { afterLevel: (l: Layers, stillCached: () => boolean) => (!l.arena || l.arena.tablesTried ? null : withLevelTables(l, stillCached, tables)) } : {}),
   };
 }
 
-/** What the cpu backend hands the asset store (CpuCompositor.levelExtras). */
+/** The level extras of a cpu backend with these mechanisms (CpuMechanisms). */
+export function levelExtrasFor(m: CpuMechanisms): LevelExtras {
+  return cpuLevelExtras({ shadowedBase: m.shadowedBase, output: m.ownOutput, tables: { edges: m.edges, fullRuns: m.fullRuns, palette: m.palette } });
+}
+
+/** What the cpu backend hands the asset store (CpuCompositor.levelExtras) with every mechanism on. */
 export const CPU_LEVEL_EXTRAS = cpuLevelExtras();
 
 /**

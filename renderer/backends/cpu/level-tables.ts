@@ -314,17 +314,24 @@ function* levelFullRuns(arena: LayerArena, l: Layers, runs: ActiveRuns, wanted: 
  * stop between slices); `l` itself where none was tried. The arena's `edges` and `fullRuns`, then
  * `palette`, are set as they are done (shared by every Layers object of the arena).
  */
-export function* withLevelTables(l: Layers, wanted: () => boolean = () => true): Sliced<Layers> {
+/** Which of a level's tables to build (CpuMechanisms). */
+export interface TableChoice {
+  edges: boolean;
+  fullRuns: boolean;
+  palette: boolean;
+}
+const ALL_TABLES: TableChoice = { edges: true, fullRuns: true, palette: true };
+
+export function* withLevelTables(l: Layers, wanted: () => boolean = () => true, which: TableChoice = ALL_TABLES): Sliced<Layers> {
   const arena = l.arena;
-  if (!arena?.output || arena.tablesTried || !l.runs) return l;
+  if (!arena || arena.tablesTried || !l.runs) return l;
   arena.tablesTried = true;
-  const edges = yield* levelEdges(arena, l, l.runs, wanted);
+  const edges = which.edges ? yield* levelEdges(arena, l, l.runs, wanted) : null;
   // the runs only with the edge list: with both, the kernel no longer walks the paint plane
-  const fullRuns = edges !== null && wanted() ? yield* levelFullRuns(arena, l, l.runs, wanted) : null;
+  const fullRuns = which.fullRuns && edges !== null && wanted() ? yield* levelFullRuns(arena, l, l.runs, wanted) : null;
   arena.edges = edges;
   arena.fullRuns = fullRuns;
-  if (wanted()) arena.palette = yield* levelPalette(arena, l.width, l.height, l.paint, l.diffuse, l.specular, l.runs, wanted);
+  if (which.palette && wanted()) arena.palette = yield* levelPalette(arena, l.width, l.height, l.paint, l.diffuse, l.specular, l.runs, wanted);
   const bytes = arena.memory.buffer.byteLength + l.runs.rowStart.byteLength + l.runs.xs.byteLength;
   return bytes === l.bytes ? l : { ...l, bytes };
 }
-

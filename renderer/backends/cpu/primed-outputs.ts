@@ -22,7 +22,11 @@ export class PrimedOutputs {
   private nextStartId = 1;
   private primedCount = 0;
 
-  constructor(private readonly pool: BufferPool) {}
+  /** `enabled` false: every buffer is handed out as holding nothing known (mechanisms.ts `primed`). */
+  constructor(
+    private readonly pool: BufferPool,
+    private readonly enabled = true,
+  ) {}
 
   /**
    * A buffer of `bytes` for a render starting from `startPlane` (null: nothing to reuse, a transparent
@@ -40,7 +44,7 @@ export class PrimedOutputs {
   }
 
   private startId(startPlane: Uint8Array | null): number {
-    if (startPlane === null) return 0;
+    if (startPlane === null || !this.enabled) return 0;
     const start = this.startIds.get(startPlane) ?? this.nextStartId++;
     this.startIds.set(startPlane, start);
     return start;
