@@ -208,7 +208,6 @@ export class AssetStore {
       p = make()
         .then((l) => {
           this.layers.set(key, l);
-          this.afterLevel(key, l);
           return l;
         })
         .finally(() => this.inflight.delete(key));
@@ -217,19 +216,30 @@ export class AssetStore {
     return p;
   }
 
+  /** Levels whose gains (afterLevel) were asked for: each once. */
+  private readonly afterLevelAsked = new WeakSet<Layers>();
+
   /**
-   * What the level gains once cached (LevelExtras.afterLevel: the cpu backend's level tables), built
-   * paced on this thread, so a cold render never waits for it (renders meanwhile do without, to the
-   * same bytes); then the cache counts what it grew by (the new Layers object replaces the old without
-   * disposing it).
+   * What a level gains once a render asks for it (LevelExtras.afterLevel: the cpu backend's level
+   * tables), built paced on this thread, so a cold render never waits for it (renders meanwhile do
+   * without, to the same bytes); then the cache counts what it grew by (the new Layers object
+   * replaces the old without disposing it). Not for a level made only to reduce a smaller one from
+   * (the 2400 px level of a cold 400 px render): its tables would cost a tenth of a second of CPU
+   * and room in the cache for no render; it gets them when a render asks for it.
    */
-  private afterLevel(key: string, l: Layers): void {
+  private afterLevel(l: Layers): void {
+    if (this.afterLevelAsked.has(l)) return;
+    this.afterLevelAsked.add(l);
+    const key = l.key;
     // stopped between slices once the level left the cache
     const work = this.extras.afterLevel?.(l, () => this.layers.peek(key) === l) ?? null;
     if (!work) return;
     const built = runPaced(work)
       .then((withIt) => {
-        if (withIt !== l && this.layers.peek(key) === l) this.layers.set(key, withIt, { noDisposeOnSet: true });
+        if (withIt !== l && this.layers.peek(key) === l) {
+          this.afterLevelAsked.add(withIt);
+          this.layers.set(key, withIt, { noDisposeOnSet: true });
+        }
       })
       .catch((e: unknown) => this.opts.logger.warn({ key, err: e }, 'level tables not built; renders compute those pixels from the planes'))
       .finally(() => this.tables.delete(built));
@@ -314,12 +324,14 @@ export class AssetStore {
    * A width that is a level's (400, 600, 800, 1200, 1600, 2400 of a 2400 px view) gets a level of
    * exactly the output size, and the render needs no resize.
    */
-  levelFor(set: ShotSet, viewId: ShotId, width: number): Promise<Layers> {
+  async levelFor(set: ShotSet, viewId: ShotId, width: number): Promise<Layers> {
     const v = this.view(set, viewId);
     const ladder = levelLadder(v.width, v.height);
     let k = 0;
     while (k + 1 < ladder.length && ladder[k + 1]!.width >= width) k++;
-    return this.level(set, viewId, ladder[k]!.footprint);
+    const l = await this.level(set, viewId, ladder[k]!.footprint);
+    this.afterLevel(l);
+    return l;
   }
 
   stats(): { bytes: number; entries: number; max: number } {

@@ -90,6 +90,22 @@ function job(layers: Layers, color: [number, number, number], shadow: boolean): 
 describe('cpu backend, level tables', function () {
   this.timeout(60_000);
 
+  it('are built for the levels renders ask for, not for a larger level made only to reduce them from, until a render asks for that one', async () => {
+    const asked: string[] = [];
+    const extras = { ...CPU_LEVEL_EXTRAS, afterLevel: (l: Layers, still: () => boolean) => (asked.push(l.key), CPU_LEVEL_EXTRAS.afterLevel!(l, still)) };
+    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger, levelExtras: extras });
+    const set = await store.getSet(TEST_SET8);
+    const small = await store.levelFor(set, 'front_left', 240);
+    await store.tablesBuilt();
+    expect(small.width).to.be.below(set.views.front_left!.width);
+    expect(asked, 'only the asked level').to.deep.equal([small.key]);
+    expect((await store.levelFor(set, 'front_left', 240)).arena!.edges, 'the asked level has its tables').to.not.equal(null);
+    const full = await store.levelFor(set, 'front_left', set.views.front_left!.width);
+    await store.tablesBuilt();
+    expect(asked.slice(1), 'the full size, once a render asks for it').to.deep.equal([full.key]);
+    expect((await store.levelFor(set, 'front_left', set.views.front_left!.width)).arena!.edges).to.not.equal(null);
+  });
+
   it('lists each partly painted pixel of the runs once, in raster order, four to a block, a row\'s last block filled up with its last pixel, with the kernel\'s single-precision inputs', async () => {
     const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger, levelExtras: CPU_LEVEL_EXTRAS });
     const l = await store.levelFor(await store.getSet(TEST_SET8), 'front_left', 480);
