@@ -66,13 +66,15 @@ export function cpuLevelExtras(opts: { shadowedBase?: boolean; output?: boolean;
   };
 }
 
-/** The level extras of a cpu backend with these mechanisms (CpuMechanisms). */
+/** What the cpu backend hands the asset store (CpuCompositor.levelExtras) with every mechanism on. */
+export const CPU_LEVEL_EXTRAS = cpuLevelExtras();
+
+/** The level extras of a cpu backend with these mechanisms (CpuMechanisms): CPU_LEVEL_EXTRAS with all on. */
 export function levelExtrasFor(m: CpuMechanisms): LevelExtras {
+  if (m.shadowedBase && m.ownOutput && m.edges && m.fullRuns && m.palette) return CPU_LEVEL_EXTRAS;
   return cpuLevelExtras({ shadowedBase: m.shadowedBase, output: m.ownOutput, tables: { edges: m.edges, fullRuns: m.fullRuns, palette: m.palette } });
 }
 
-/** What the cpu backend hands the asset store (CpuCompositor.levelExtras) with every mechanism on. */
-export const CPU_LEVEL_EXTRAS = cpuLevelExtras();
 
 /**
  * Planes in an arena and nothing else: what the gl backend's levels have always been made with
