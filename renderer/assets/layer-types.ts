@@ -91,8 +91,6 @@ export interface LayerArena {
   palette: LevelPalette | null;
   /** The level's edge list (LevelEdges), added like the palette, before it; null: none (yet). Set once. */
   edges: LevelEdges | null;
-  /** The level's fully painted runs (FullRuns), added after its edge list, only with one; null: none (yet). Set once. */
-  fullRuns: FullRuns | null;
   /** `withLevelTables` ran on this arena (whatever it found): never twice, as each try grows the arena. */
   tablesTried: boolean;
 }
@@ -115,20 +113,6 @@ export interface LevelEdges {
    */
   at: number;
   /** Row y's blocks are [rowStart[y], rowStart[y + 1]) (height + 1 entries). */
-  rowStart: Int32Array;
-}
-
-/**
- * A level's runs of fully painted pixels (paint 255), in its arena: with its edge list, everything a
- * render changes in the runs of the layers (with the shadowed base as the start), so the kernel writes
- * these runs and the edge list's pixels and never walks the paint plane (wasm/kernel.ts `paintedRun`).
- */
-export interface FullRuns {
-  /** Runs. */
-  count: number;
-  /** The runs' offset in the arena: a pair of u32 each, the first pixel, and the length with bit 31 set where any of its pixels has shadow. */
-  at: number;
-  /** Row y's runs are [rowStart[y], rowStart[y + 1]) (height + 1 entries). */
   rowStart: Int32Array;
 }
 

@@ -189,7 +189,7 @@ describe('renderer: paint colour, clipping and edges on every committed set', fu
     cpu = await CpuCompositor.create({ workers: 0, logger: quietLogger });
     // no level tables: they change how a composite is computed, never its bytes (level-tables.test.ts),
     // and building them for every level would cost this suite seconds of CPU
-    store = new AssetStore({ dir: ASSETS, cacheBytes: 96 * 1024 * 1024, logger: quietLogger, levelExtras: cpuLevelExtras({ tables: { edges: false, fullRuns: false, palette: false } }) });
+    store = new AssetStore({ dir: ASSETS, cacheBytes: 96 * 1024 * 1024, logger: quietLogger, levelExtras: cpuLevelExtras({ tables: { edges: false, palette: false } }) });
   });
   after(() => cpu.close());
 

@@ -28,30 +28,6 @@ function edgesByRow(l: Layers): number[][] {
   return rows;
 }
 
-/** The runs of fully painted pixels of each row inside the layers' runs: [first pixel, length, any shadow]. */
-function fullRunsByRow(l: Layers): [number, number, boolean][][] {
-  const { rowStart: rs, xs } = l.runs!;
-  const rows: [number, number, boolean][][] = [];
-  for (let y = 0; y < l.height; y++) {
-    const row: [number, number, boolean][] = [];
-    for (let r = rs[y]!; r < rs[y + 1]!; r++) {
-      const end = y * l.width + xs[2 * r + 1]!;
-      let run: [number, number, boolean] | null = null;
-      for (let i = y * l.width + xs[2 * r]!; i < end; i++) {
-        if (l.paint[i] !== 255) {
-          run = null;
-          continue;
-        }
-        if (run === null) row.push((run = [i, 0, false]));
-        run[1]++;
-        if (l.shadow !== null && l.shadow[i] !== 0) run[2] = true;
-      }
-    }
-    rows.push(row);
-  }
-  return rows;
-}
-
 /**
  * Random planes in an arena with many partly painted pixels, made into Layers (its tables built at
  * once); `lightings` > 0: the fully painted pixels' lightings drawn from that many, so it gets a palette.
@@ -84,8 +60,7 @@ function job(layers: Layers, color: [number, number, number], shadow: boolean): 
 /**
  * The level's tables (level-tables.ts withLevelTables): the edge list (LevelEdges), from which a render
  * reads the partly painted pixels' inputs in order instead of from four scattered planes, and the
- * fully painted runs (FullRuns), with which it no longer walks the paint plane; the same bytes as
- * without them.
+ * palette (LevelPalette); the same bytes as without them.
  */
 describe('cpu backend, level tables', function () {
   this.timeout(60_000);
@@ -147,26 +122,6 @@ describe('cpu backend, level tables', function () {
     expect(checked).to.be.at.least(total);
   });
 
-  it('lists each row\'s runs of fully painted pixels, whole, in raster order, marked where any pixel has shadow', async () => {
-    const store = new AssetStore({ dir: await testAssets(), cacheBytes: 128 * 1024 * 1024, logger: quietLogger, levelExtras: CPU_LEVEL_EXTRAS });
-    for (const l of [await store.levelFor(await store.getSet(TEST_SET8), 'front_left', 480), randomLayers('runs-shaded', 211, 17, 3, 0.1)]) {
-      await store.tablesBuilt();
-      const fr = l.arena!.fullRuns;
-      expect(fr, 'runs').to.not.equal(null);
-      const rows = fullRunsByRow(l);
-      const pairs = new Uint32Array(l.arena!.memory.buffer, fr!.at, fr!.count * 2);
-      let shaded = 0;
-      for (let y = 0; y < l.height; y++) {
-        const got = [];
-        for (let r = fr!.rowStart[y]!; r < fr!.rowStart[y + 1]!; r++) got.push([pairs[2 * r]!, pairs[2 * r + 1]! & 0x7fffffff, pairs[2 * r + 1]! >>> 31 === 1]);
-        expect(got, `row ${y}`).to.deep.equal(rows[y]);
-        shaded += rows[y]!.filter((r) => r[2]).length;
-      }
-      expect(fr!.count).to.equal(rows.reduce((n, r) => n + r.length, 0));
-      if (l.key === 'runs-shaded') expect(shaded, 'runs with shadow in them').to.be.above(50);
-    }
-  });
-
   it('makes none where partly painted pixels are more than a quarter of the level, and the palette is still tried', () => {
     const l = randomLayers('edges-many', 160, 40, 7, 0.4);
     expect(l.arena!.tablesTried).to.equal(true);
@@ -176,11 +131,10 @@ describe('cpu backend, level tables', function () {
     expect(few.arena!.edges!.count).to.equal(edgesByRow(few).reduce((n, r) => n + r.length, 0));
   });
 
-  it('gives partly painted pixels the formula\'s bytes in single precision, and every pixel the same bytes with the tables, with the edge list alone and with neither, in place and pooled, inline and in the workers, palette or not', async () => {
+  it('gives partly painted pixels the formula\'s bytes in single precision, and every pixel the same bytes with the tables, with and without the edge list, in place and pooled, inline and in the workers, palette or not', async () => {
     for (const layers of [randomLayers('tables-bytes', 331, 29, 99, 0.2), randomLayers('tables-palette', 331, 29, 5, 0.15, 37)]) {
       const arena = layers.arena!;
       expect(arena.edges).to.not.equal(null);
-      expect(arena.fullRuns).to.not.equal(null);
       expect(arena.palette !== null, `${layers.key}: palette`).to.equal(layers.key === 'tables-palette');
       const rows = edgesByRow(layers);
       for (const inlineMaxPixels of [0, 1 << 30]) {
@@ -239,21 +193,17 @@ describe('cpu backend, level tables', function () {
             const ref = new Uint8Array(withTables.length);
             compositeKernel({ ...kernelInput(j, ref), runs: null, shadowedBase: null });
             expectKernelMatch(withTables, ref, layers.paint, 3, label);
-            // the edge list without the runs (the walk), then neither (not built yet): the same bytes
-            const { edges: edgeList, fullRuns } = arena;
+            // without the edge list (as before it is built): the same bytes
+            const edgeList = arena.edges;
             try {
-              for (const [e, what] of [[edgeList, 'the edge list alone'], [null, 'neither']] as const) {
-                arena.edges = e;
-                arena.fullRuns = null;
-                const [plain, plainPooled] = await Promise.all([cpu.composite(j), cpu.composite(j)]);
-                expect(Buffer.compare(Buffer.from(plain.data), withTables), `${label}: ${what}, in place`).to.equal(0);
-                expect(Buffer.compare(Buffer.from(plainPooled.data), withTables), `${label}: ${what}, pooled`).to.equal(0);
-                cpu.release(plain);
-                cpu.release(plainPooled);
-              }
+              arena.edges = null;
+              const [plain, plainPooled] = await Promise.all([cpu.composite(j), cpu.composite(j)]);
+              expect(Buffer.compare(Buffer.from(plain.data), withTables), `${label}: no edge list, in place`).to.equal(0);
+              expect(Buffer.compare(Buffer.from(plainPooled.data), withTables), `${label}: no edge list, pooled`).to.equal(0);
+              cpu.release(plain);
+              cpu.release(plainPooled);
             } finally {
               arena.edges = edgeList;
-              arena.fullRuns = fullRuns;
             }
           }
         } finally {
@@ -266,11 +216,9 @@ describe('cpu backend, level tables', function () {
   it('gives the same bytes with and without the tables where a level has no partly painted pixels, and where it has a shadow but no shadowed base (the runs then unused with the shadow)', async () => {
     const none = randomLayers('tables-no-edges', 97, 11, 21, 0, 9);
     expect(none.arena!.edges!.count, 'an empty edge list').to.equal(0);
-    expect(none.arena!.fullRuns).to.not.equal(null);
     const unshaded = randomLayers('tables-no-shadowed-base', 97, 11, 22, 0.15, 9, false);
     expect(unshaded.shadowedBase, 'no shadowed base').to.equal(undefined);
     expect(unshaded.arena!.edges).to.not.equal(null);
-    expect(unshaded.arena!.fullRuns).to.not.equal(null);
     const cpu = await CpuCompositor.create({ workers: 2, logger: quietLogger, inlineMaxPixels: 0 });
     try {
       for (const layers of [none, unshaded]) {
@@ -287,9 +235,8 @@ describe('cpu backend, level tables', function () {
             cpu.release(img);
           }
           expectKernelMatch(got[1]!, ref, layers.paint, 3, `${layers.key} shadow ${shadow}`);
-          const { edges, fullRuns } = arena;
+          const edges = arena.edges;
           arena.edges = null;
-          arena.fullRuns = null;
           try {
             const plain = await cpu.composite(j);
             expect(Buffer.compare(Buffer.from(plain.data), got[0]!), `${layers.key} shadow ${shadow}: without the tables`).to.equal(0);
@@ -297,7 +244,6 @@ describe('cpu backend, level tables', function () {
             cpu.release(plain);
           } finally {
             arena.edges = edges;
-            arena.fullRuns = fullRuns;
           }
         }
       }
@@ -306,7 +252,7 @@ describe('cpu backend, level tables', function () {
     }
   });
 
-  it('fits all three tables in the room the arena reserves, down to the smallest levels', () => {
+  it('fits both tables in the room the arena reserves, down to the smallest levels', () => {
     for (const [w, h] of [[1, 1], [3, 2], [8, 2], [17, 3], [64, 4]] as const) {
       for (const share of [0, 0.2]) {
         // lightings drawn from few, so the palette is built too
@@ -316,7 +262,6 @@ describe('cpu backend, level tables', function () {
         expect(a.tablesTried).to.equal(true);
         if (w >= 17) {
           expect(a.edges, `${w}×${h} edges`).to.not.equal(null);
-          expect(a.fullRuns, `${w}×${h} runs`).to.not.equal(null);
           expect(a.palette, `${w}×${h} palette`).to.not.equal(null);
         }
       }
@@ -337,19 +282,14 @@ describe('cpu backend, level tables', function () {
         const a = await cpu.composite(j);
         const withList = Buffer.from(a.data);
         cpu.release(a);
-        const { edges, fullRuns } = arena;
-        expect(fullRuns, `${view}: runs`).to.not.equal(null);
+        const edges = arena.edges;
         try {
-          for (const [e, what] of [[edges, 'the edge list alone'], [null, 'neither']] as const) {
-            arena.edges = e;
-            arena.fullRuns = null;
-            const b = await cpu.composite(j);
-            expect(Buffer.compare(Buffer.from(b.data), withList), `${view}: ${what}`).to.equal(0);
-            cpu.release(b);
-          }
+          arena.edges = null;
+          const b = await cpu.composite(j);
+          expect(Buffer.compare(Buffer.from(b.data), withList), `${view}: without the edge list`).to.equal(0);
+          cpu.release(b);
         } finally {
           arena.edges = edges;
-          arena.fullRuns = fullRuns;
         }
       }
     } finally {

@@ -16,13 +16,6 @@ export const ARENA_HEADER_BYTES = 256 * 1024;
 export const ARENA_SLOTS = 65;
 export const WASM_PAGE = 65536;
 
-/** A level gets its fully painted runs when they are at most this share of its pixels (what the arena reserves room for). */
-export const FULL_RUNS_MAX_SHARE = 0.25;
-
-export function fullRunsBytes(runs: number, height: number): number {
-  return runs * 8 + (height + 1) * 4 + 2 * 64;
-}
-
 /** Bytes of a block of four LevelEdges entries (wasm/kernel.ts EDGE_BLOCK). */
 export const EDGE_BLOCK_BYTES = 128;
 /** A level gets an edge list when its partly painted pixels are at most this share of its pixels (what the arena reserves room for). */
@@ -83,9 +76,9 @@ export function allocPlanes(
   const oOutput = withOutput ? at(n * 3) : -1;
   const pages = Math.ceil(end / WASM_PAGE);
   // with tables (by default with the output picture: the cpu backend's) the arena may grow by them
-  // (withLevelTables: reserved address space only), in four steps (edge list, runs, the palette's
+  // (withLevelTables: reserved address space only), in three steps (edge list, the palette's
   // index, its entries), each rounded up to pages
-  const tables = edgesBytes(Math.floor(n * EDGES_MAX_SHARE), height) + fullRunsBytes(Math.floor(n * FULL_RUNS_MAX_SHARE), height) + paletteBytes(Math.ceil((n * PALETTE_MAX_SHARE) / 4) * 4, n, height);
+  const tables = edgesBytes(Math.floor(n * EDGES_MAX_SHARE), height) + paletteBytes(Math.ceil((n * PALETTE_MAX_SHARE) / 4) * 4, n, height);
   const room = (has.tables ?? withOutput) ? Math.ceil(tables / WASM_PAGE) + 4 : 0;
   const memory = new WebAssembly.Memory({ initial: pages, maximum: pages + room, shared: true });
   const buf = memory.buffer;
@@ -97,7 +90,7 @@ export function allocPlanes(
     shadow: oShadow >= 0 ? new Uint8Array(buf, oShadow, n) : null,
     coverage: oCoverage >= 0 ? new Uint8Array(buf, oCoverage, n) : null,
     ...(oShadowedBase >= 0 ? { shadowedBase: new Uint8Array(buf, oShadowedBase, n * 3) } : {}),
-    arena: { memory, id: nextArenaId++, key, scratch: ARENA_HEADER_BYTES, slotBytes, output: oOutput >= 0 ? new Uint8Array(buf, oOutput, n * 3) : null, palette: null, edges: null, fullRuns: null, tablesTried: false },
+    arena: { memory, id: nextArenaId++, key, scratch: ARENA_HEADER_BYTES, slotBytes, output: oOutput >= 0 ? new Uint8Array(buf, oOutput, n * 3) : null, palette: null, edges: null, tablesTried: false },
   };
 }
 

@@ -123,7 +123,6 @@ export function kernelInput(job: CompositeJob, out: Uint8Array): KernelInput {
     out,
     outInArena: !transparent && out === l.arena?.output,
     edges: transparent ? null : (l.arena?.edges ?? null),
-    fullRuns: transparent ? null : (l.arena?.fullRuns ?? null),
   };
 }
 

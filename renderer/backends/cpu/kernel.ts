@@ -1,7 +1,7 @@
 import { LUMA, SRGB8_TO_LINEAR } from '../../../shared/color/srgb.ts';
 import { PLATE_WHITE_LINEAR, SHOULDER_KNEE } from '../backend.ts';
 import type { LayerArena } from './arena.ts';
-import type { FullRuns, LevelEdges } from './level-tables.ts';
+import type { LevelEdges } from './level-tables.ts';
 import type { ActiveRuns, PlaneSet } from '../../assets/layers.ts';
 import { encodeSrgb8 } from '../../color/srgb8.ts';
 
@@ -60,8 +60,6 @@ export interface KernelInput extends PlaneSet {
    * null or absent: from the planes.
    */
   edges?: LevelEdges | null;
-  /** The level's fully painted runs (level-tables.ts FullRuns), taken like `edges`; used only with them. */
-  fullRuns?: FullRuns | null;
   /**
    * Opaque rows only: `out` already holds this render's start picture (the base, or the shadowed base
    * with the shadow) outside the runs, except in `box` (the plate box of the render it last held),

@@ -56,7 +56,7 @@ function* shadowedBase(key: string, l: LevelPlanes): Sliced<Uint8Array> {
 export function cpuLevelExtras(opts: { shadowedBase?: boolean; output?: boolean; tables?: TableChoice } = {}): LevelExtras {
   const shaded = opts.shadowedBase !== false;
   const output = opts.output !== false;
-  const tables = opts.tables ?? (output ? { edges: true, fullRuns: true, palette: true } : { edges: false, fullRuns: false, palette: false });
+  const tables = opts.tables ?? (output ? { edges: true, palette: true } : { edges: false, palette: false });
   const anyTable = tables.edges || tables.palette;
   return {
     allocatePlanes: (key, width, height, has) => allocPlanes(key, width, height, { ...has, shadowedBase: shaded, output, tables: anyTable }),
@@ -71,8 +71,8 @@ export const CPU_LEVEL_EXTRAS = cpuLevelExtras();
 
 /** The level extras of a cpu backend with these mechanisms (CpuMechanisms): CPU_LEVEL_EXTRAS with all on. */
 export function levelExtrasFor(m: CpuMechanisms): LevelExtras {
-  if (m.shadowedBase && m.ownOutput && m.edges && m.fullRuns && m.palette) return CPU_LEVEL_EXTRAS;
-  return cpuLevelExtras({ shadowedBase: m.shadowedBase, output: m.ownOutput, tables: { edges: m.edges, fullRuns: m.fullRuns, palette: m.palette } });
+  if (m.shadowedBase && m.ownOutput && m.edges && m.palette) return CPU_LEVEL_EXTRAS;
+  return cpuLevelExtras({ shadowedBase: m.shadowedBase, output: m.ownOutput, tables: { edges: m.edges, palette: m.palette } });
 }
 
 

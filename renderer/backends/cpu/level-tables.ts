@@ -1,10 +1,10 @@
-import type { LevelEdges, FullRuns, LevelPalette, ActiveRuns, Layers, LayerArena } from '../../assets/layer-types.ts';
-export type { LevelEdges, FullRuns, LevelPalette } from '../../assets/layer-types.ts';
+import type { LevelEdges, LevelPalette, ActiveRuns, Layers, LayerArena } from '../../assets/layer-types.ts';
+export type { LevelEdges, LevelPalette } from '../../assets/layer-types.ts';
 import { SRGB8_TO_LINEAR } from '../../../shared/color/srgb.ts';
-import { EDGE_BLOCK_BYTES, EDGES_MAX_SHARE, FULL_RUNS_MAX_SHARE, PALETTE_COLOUR_SLOTS, PALETTE_MAX_SHARE, WASM_PAGE, edgesBytes, fullRunsBytes, paletteBytes } from './arena.ts';
+import { EDGE_BLOCK_BYTES, EDGES_MAX_SHARE, PALETTE_COLOUR_SLOTS, PALETTE_MAX_SHARE, WASM_PAGE, edgesBytes, paletteBytes } from './arena.ts';
 import type { Sliced } from '../../assets/paced.ts';
 
-// A level's tables (edge list, fully painted runs, palette), built after the level, paced, into its
+// A level's tables (edge list, palette), built after the level, paced, into its
 // arena: what lets the cpu kernel skip walking the planes (docs/performance-renderer.md). They hold the
 // formula's inputs decoded as the kernels read them, not the formula: that is written once, in
 // docs/asset-format.md ("Compositing"), and evaluated by the kernels.
@@ -265,72 +265,25 @@ function* levelEdges(arena: LayerArena, l: Layers, runs: ActiveRuns, wanted: () 
   return { count, at, rowStart };
 }
 
-/** The level's fully painted runs (FullRuns), placed at the end of `arena` (grown for it), or null where there are too many (FULL_RUNS_MAX_SHARE). */
-function* levelFullRuns(arena: LayerArena, l: Layers, runs: ActiveRuns, wanted: () => boolean): Sliced<FullRuns | null> {
-  const { width, height, paint, shadow } = l;
-  const { rowStart: rs, xs } = runs;
-  // each run as found: its first pixel and its length (bit 31: shadow somewhere in it)
-  const found: number[] = [];
-  const rowStart = new Int32Array(height + 1);
-  for (let y = 0; y < height; y++) {
-    if ((y & 31) === 31) {
-      yield;
-      if (!wanted()) return null; // the level left the cache meanwhile
-    }
-    rowStart[y] = found.length / 2;
-    for (let r = rs[y]!; r < rs[y + 1]!; r++) {
-      const end = y * width + xs[2 * r + 1]!;
-      for (let i = y * width + xs[2 * r]!; i < end; i++) {
-        if (paint[i] !== 255) continue;
-        const first = i;
-        let shaded = 0;
-        while (i < end && paint[i] === 255) {
-          if (shadow !== null && shadow[i] !== 0) shaded = 1;
-          i++;
-        }
-        found.push(first, ((i - first) | (shaded << 31)) >>> 0);
-      }
-    }
-    if (found.length / 2 > width * height * FULL_RUNS_MAX_SHARE) return null;
-  }
-  const count = found.length / 2;
-  rowStart[height] = count;
-  const align = (x: number) => Math.ceil(x / 64) * 64;
-  const at = align(arena.memory.buffer.byteLength);
-  const oRows = align(at + count * 8);
-  const pages = Math.ceil((oRows + (height + 1) * 4 - arena.memory.buffer.byteLength) / WASM_PAGE);
-  if (pages > 0) arena.memory.grow(pages);
-  const buf = arena.memory.buffer;
-  new Uint32Array(buf, at, count * 2).set(found);
-  const rows = new Int32Array(buf, oRows, height + 1);
-  rows.set(rowStart);
-  return { count, at, rowStart: rows };
-}
-
-/**
- * `l` with its level tables in its arena, where it has an output picture: its edge list
- * (LevelEdges) and fully painted runs (FullRuns), then its palette (LevelPalette) where that pays. A new Layers object whose `bytes`
- * count them (the arena grew by them, also where the palette turned out not to pay, or `wanted` said
- * stop between slices); `l` itself where none was tried. The arena's `edges` and `fullRuns`, then
- * `palette`, are set as they are done (shared by every Layers object of the arena).
- */
 /** Which of a level's tables to build (CpuMechanisms). */
 export interface TableChoice {
   edges: boolean;
-  fullRuns: boolean;
   palette: boolean;
 }
-const ALL_TABLES: TableChoice = { edges: true, fullRuns: true, palette: true };
+const ALL_TABLES: TableChoice = { edges: true, palette: true };
 
+/**
+ * `l` with its level tables (`which`) in its arena: its edge list (LevelEdges), then its palette
+ * (LevelPalette) where that pays. A new Layers object whose `bytes` count them (the arena grew by
+ * them, also where the palette turned out not to pay, or `wanted` said stop between slices); `l`
+ * itself where none was tried. The arena's `edges`, then `palette`, are set as they are done (shared
+ * by every Layers object of the arena).
+ */
 export function* withLevelTables(l: Layers, wanted: () => boolean = () => true, which: TableChoice = ALL_TABLES): Sliced<Layers> {
   const arena = l.arena;
   if (!arena || arena.tablesTried || !l.runs) return l;
   arena.tablesTried = true;
-  const edges = which.edges ? yield* levelEdges(arena, l, l.runs, wanted) : null;
-  // the runs only with the edge list: with both, the kernel no longer walks the paint plane
-  const fullRuns = which.fullRuns && edges !== null && wanted() ? yield* levelFullRuns(arena, l, l.runs, wanted) : null;
-  arena.edges = edges;
-  arena.fullRuns = fullRuns;
+  arena.edges = which.edges ? yield* levelEdges(arena, l, l.runs, wanted) : null;
   if (which.palette && wanted()) arena.palette = yield* levelPalette(arena, l.width, l.height, l.paint, l.diffuse, l.specular, l.runs, wanted);
   const bytes = arena.memory.buffer.byteLength + l.runs.rowStart.byteLength + l.runs.xs.byteLength;
   return bytes === l.bytes ? l : { ...l, bytes };

@@ -8,8 +8,6 @@ export interface CpuMechanisms {
   palette: boolean;
   /** Level edge lists: partly painted pixels' inputs gathered once per level (level-tables.ts). */
   edges: boolean;
-  /** Fully painted runs, with the edge list: the kernel no longer walks the paint plane (level-tables.ts). */
-  fullRuns: boolean;
   /** The base with the floor shadow applied once per level (level-extras.ts), copied as the picture's start. */
   shadowedBase: boolean;
   /** Each level's own output picture in its arena, written in place by the wasm kernel (arena.ts). */
@@ -24,6 +22,6 @@ export interface CpuMechanisms {
   workBands: boolean;
 }
 
-export const CPU_MECHANISMS: readonly (keyof CpuMechanisms)[] = ['palette', 'edges', 'fullRuns', 'shadowedBase', 'ownOutput', 'primed', 'inline', 'plateOverlay', 'workBands'];
+export const CPU_MECHANISMS: readonly (keyof CpuMechanisms)[] = ['palette', 'edges', 'shadowedBase', 'ownOutput', 'primed', 'inline', 'plateOverlay', 'workBands'];
 
 export const ALL_CPU_MECHANISMS: Readonly<CpuMechanisms> = Object.freeze(Object.fromEntries(CPU_MECHANISMS.map((m) => [m, true])) as unknown as CpuMechanisms);

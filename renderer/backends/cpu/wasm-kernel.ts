@@ -33,7 +33,7 @@ interface Exports {
   setup(tr: number, tg: number, tb: number, nr: number, ng: number, nb: number, gain: number, floor: number): void;
   opaqueSpan(
     n: number, pm: number, ps: number, pd: number, pq: number, src: number, pb: number, rgb: number, preShadowed: number,
-    pal: number, pi: number, ed: number, e0: number, e1: number, i0: number, fr: number, r0: number, r1: number,
+    pal: number, pi: number, ed: number, e0: number, e1: number, i0: number,
   ): void;
   paletteColours(n: number, pd: number, pq: number, out: number): void;
   transparentSpan(n: number, pc: number, pm: number, ps: number, pd: number, pq: number, rgb: number, out: number, gr: number, gg: number, gb: number): void;
@@ -277,10 +277,6 @@ export class WasmKernel {
     const edges = direct ? (k.edges ?? null) : null;
     const ed = edges === null ? 0 : edges.at;
     const edRows = edges === null ? null : edges.rowStart;
-    // and its fully painted runs: with both, the span is not walked (with the shadow only from the shadowed base)
-    const full = edges !== null && (shadow === null || preShadowed === 1) ? (k.fullRuns ?? null) : null;
-    const fr = full === null ? 0 : full.at;
-    const frRows = full === null ? null : full.rowStart;
     if (k.primed !== null) restoreBox(out, start, width, k.primed.box, y0, y1);
     let done = y0 * width;
     const copyStart = (to: number) => {
@@ -323,9 +319,6 @@ export class WasmKernel {
             edges === null ? 0 : edRows![y]!,
             edges === null ? 0 : edRows![y + 1]!,
             i0,
-            fr,
-            full === null ? 0 : frRows![y]!,
-            full === null ? 0 : frRows![y + 1]!,
           );
           if (!inPlace) out.set(mem8.subarray(dst, dst + n * 3), i0 * 3);
         } else {
@@ -335,7 +328,7 @@ export class WasmKernel {
           mem16.set(specular.subarray(i0, i1), pq >> 1);
           mem8.set(start.subarray(i0 * 3, i1 * 3), rgb);
           if (preShadowed) mem8.set(base.subarray(i0 * 3, i1 * 3), bs);
-          x.opaqueSpan(n, pm, ps, pd, pq, rgb, preShadowed ? bs : rgb, rgb, preShadowed, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+          x.opaqueSpan(n, pm, ps, pd, pq, rgb, preShadowed ? bs : rgb, rgb, preShadowed, 0, 0, 0, 0, 0, 0);
           out.set(mem8.subarray(rgb, rgb + n * 3), i0 * 3);
         }
         done = i1;

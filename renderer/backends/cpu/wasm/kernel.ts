@@ -1,6 +1,6 @@
 // AssemblyScript (not the project's TypeScript): the cpu backend's compositing kernel for the opaque
 // (studio backdrop) rows, compiled to kernel.wasm by `npm run build:kernel`. The same formula as
-// ../kernel.ts (the reference implementation, docs/asset-format.md "Compositing"); on opaque rows
+// the reference kernel (test/support/reference-kernel.ts, docs/asset-format.md "Compositing"); on opaque rows
 // every painted pixel is computed in single precision like the gl backend's shader (fully painted:
 // `paintedQuad` four at a time, `paintedOne`, the level palette's colours; partly painted: `edgeQuad`
 // from the level's edge list, `edgeOne`), which may be a code off the reference's f64 where a value
@@ -394,29 +394,6 @@ export function paletteColours(n: i32, pd: usize, pq: usize, out: usize): void {
 }
 
 /**
- * `len` fully painted pixels from the span's pixel `i` on, written at `o`: from the palette `pal`
- * (their indices from `pi` on) where it has one, except quads and pixels with shadow (`ps`, 0: none
- * in the run or none asked), which are computed. The same bytes as `opaqueSpan`'s walk gives them.
- */
-// @ts-ignore: decorator
-@inline function paintedRun(i: usize, len: usize, ps: usize, pd: usize, pq: usize, o: usize, pal: usize, pi: usize): void {
-  let j: usize = 0;
-  if (pal != 0 && ps == 0) {
-    for (; j + 4 <= len; j += 4) gather4(pi + (j << 2), pal, o + j * 3);
-    for (; j < len; j++) gather1(pi + (j << 2), pal, o + j * 3);
-    return;
-  }
-  for (; j + 4 <= len; j += 4) {
-    if (pal != 0 && load<u32>(ps + i + j) == 0) gather4(pi + (j << 2), pal, o + j * 3);
-    else paintedQuad(i + j, ps, pd, pq, o + j * 3);
-  }
-  for (; j < len; j++) {
-    if (pal != 0 && (ps == 0 || load<u8>(ps + i + j) == 0)) gather1(pi + (j << 2), pal, o + j * 3);
-    else paintedOne(i + j, ps, pd, pq, o + j * 3);
-  }
-}
-
-/**
  * `n` pixels of one row: paint (u8) at `pm`, shadow (u8) at `ps` (0: no shadow), diffuse and
  * specular (u16) at `pd`, `pq`, the starting picture (RGB u8) at `src`, the base (RGB u8) at `pb`,
  * the output (RGB u8) at `rgb` (the start is copied there first unless `src` is `rgb`, then
@@ -426,74 +403,60 @@ export function paletteColours(n: i32, pd: usize, pq: usize, out: usize): void {
  * of each fully painted pixel of the span in order: such a pixel without shadow takes its colour from
  * there instead of computing it. `ed` (0: none): the level's edge list (level-tables.ts LevelEdges), the
  * span's row's blocks [e0, e1), the span starting at the level's pixel `i0`: its partly painted pixels
- * are written from there after the rest (the same bytes as from the planes). `fr` (0: none; only with
- * `ed`, and never with `preShadowed` 0 and a shadow): the level's fully painted runs (level-tables.ts
- * FullRuns), the row's [r0, r1): the span is not walked pixel by pixel; those runs are written, then
- * the edge list's pixels, and nothing else in the span changes (its other pixels are the start's).
- * ../kernel.ts `opaqueRows`, pixel for pixel, without the plate.
+ * are written from there after the rest (the same bytes as from the planes).
+ * The reference kernel's opaque rows (test/support/reference-kernel.ts), pixel for pixel, without the plate.
  */
 export function opaqueSpan(
   n: i32, pm: usize, ps: usize, pd: usize, pq: usize, src: usize, pb: usize, rgb: usize, preShadowed: i32,
-  pal: usize, pi: usize, ed: usize, e0: i32, e1: i32, i0: i32, fr: usize, r0: i32, r1: i32,
+  pal: usize, pi: usize, ed: usize, e0: i32, e1: i32, i0: i32,
 ): void {
   if (src != rgb) memory.copy(rgb, src, <usize>n * 3);
   const hasShadow = ps != 0;
   const shadeIdle = hasShadow && preShadowed == 0;
   const usePal = pal != 0;
-  if (fr != 0) {
-    for (let r = r0; r < r1; r++) {
-      const at = fr + (<usize>r << 3);
-      const i = <usize>(load<u32>(at) - <u32>i0); // the run's first pixel in the span
-      const w = load<u32>(at, 4);
-      const len = <usize>(w & 0x7fffffff);
-      paintedRun(i, len, hasShadow && w >>> 31 != 0 ? ps : 0, pd, pq, rgb + i * 3, pal, pi);
-      if (usePal) pi += len << 2;
+  for (let i = 0; i < n; i++) {
+    const o = rgb + <usize>i * 3;
+    if (i + 3 < n && load<u32>(pm + i) == 0xffffffff) {
+      // shadowed pixels are computed; every fully painted pixel has an index entry all the same
+      if (usePal && (!hasShadow || load<u32>(ps + i) == 0)) gather4(pi, pal, o);
+      else paintedQuad(<usize>i, ps, pd, pq, o);
+      if (usePal) pi += 16;
+      i += 3;
+      continue;
     }
-  } else {
-    for (let i = 0; i < n; i++) {
-      const o = rgb + <usize>i * 3;
-      if (i + 3 < n && load<u32>(pm + i) == 0xffffffff) {
-        // shadowed pixels are computed; every fully painted pixel has an index entry all the same
-        if (usePal && (!hasShadow || load<u32>(ps + i) == 0)) gather4(pi, pal, o);
-        else paintedQuad(<usize>i, ps, pd, pq, o);
-        if (usePal) pi += 16;
-        i += 3;
-        continue;
-      }
-      const m8 = <u32>load<u8>(pm + i);
-      if (m8 == 255) {
-        // a fully painted pixel short of a quad: single precision too (from the palette where it has one)
-        if (usePal && (!hasShadow || load<u8>(ps + i) == 0)) gather1(pi, pal, o);
-        else paintedOne(<usize>i, ps, pd, pq, o);
-        if (usePal) pi += 4;
-        continue;
-      }
-      if (m8 == 0) {
-        // idle pixels inside the span (glass, tyres, trim): 16 at a time while neither plane has any
-        if (i + 16 <= n) {
-          let idle = v128.load(pm + i);
-          if (shadeIdle) idle = v128.or(idle, v128.load(ps + i));
-          if (!v128.any_true(idle)) {
-            i += 15;
-            continue;
-          }
-        }
-        if (shadeIdle) {
-          const s8 = <u32>load<u8>(ps + i);
-          if (s8 != 0) {
-            const sh = SHADED + (<usize>s8 << 8);
-            store<u8>(o, load<u8>(sh + <usize>load<u8>(o)));
-            store<u8>(o + 1, load<u8>(sh + <usize>load<u8>(o + 1)));
-            store<u8>(o + 2, load<u8>(sh + <usize>load<u8>(o + 2)));
-          }
-        }
-        continue;
-      }
-      // partly painted (the paint's edge): from the level's edge list after the loop where it has one
-      if (ed != 0) continue;
-      edgeInputs(<usize>i, m8, ps, pd, pq, pb + <usize>i * 3);
-      edgeOne(hasShadow, o);
+    const m8 = <u32>load<u8>(pm + i);
+    if (m8 == 255) {
+      // a fully painted pixel short of a quad: single precision too (from the palette where it has one)
+      if (usePal && (!hasShadow || load<u8>(ps + i) == 0)) gather1(pi, pal, o);
+      else paintedOne(<usize>i, ps, pd, pq, o);
+      if (usePal) pi += 4;
+      continue;
     }
+    if (m8 == 0) {
+      // idle pixels inside the span (glass, tyres, trim): 16 at a time while neither plane has any
+      if (i + 16 <= n) {
+        let idle = v128.load(pm + i);
+        if (shadeIdle) idle = v128.or(idle, v128.load(ps + i));
+        if (!v128.any_true(idle)) {
+          i += 15;
+          continue;
+        }
+      }
+      if (shadeIdle) {
+        const s8 = <u32>load<u8>(ps + i);
+        if (s8 != 0) {
+          const sh = SHADED + (<usize>s8 << 8);
+          store<u8>(o, load<u8>(sh + <usize>load<u8>(o)));
+          store<u8>(o + 1, load<u8>(sh + <usize>load<u8>(o + 1)));
+          store<u8>(o + 2, load<u8>(sh + <usize>load<u8>(o + 2)));
+        }
+      }
+      continue;
+    }
+    // partly painted (the paint's edge): from the level's edge list after the loop where it has one
+    if (ed != 0) continue;
+    edgeInputs(<usize>i, m8, ps, pd, pq, pb + <usize>i * 3);
+    edgeOne(hasShadow, o);
   }
   if (ed != 0) {
     // the span's edge pixels, a block of four at a time, read in order (no plane touched)
