@@ -10,7 +10,7 @@ import type { LevelExtras } from '../../assets/level-extras.ts';
 import { BufferPool } from './buffer-pool.ts';
 import { PrimedOutputs, type Taken } from './primed-outputs.ts';
 import { plateOverlay } from './plate-overlay.ts';
-import { workBands } from './bands.ts';
+import { rowBands } from './bands.ts';
 
 /** Bytes of pictures dropped from the pool after which the workers are asked to collect. */
 const COLLECT_AFTER_DROPPED = 64 * 1024 * 1024;
@@ -48,7 +48,7 @@ function sharedPlate(tex: PlateTexture): Float32Array {
   return d;
 }
 
-/** Rows of picture a band stands for, at least, when deciding how many bands: below this the message round trip costs more than the rows (bands.ts then divides by work, so a band may be shorter). */
+/** Rows of picture a band has, at least, when deciding how many bands: below this the message round trip costs more than the rows. */
 const MIN_BAND_ROWS = 48;
 
 /**
@@ -289,10 +289,10 @@ export class CpuCompositor implements Compositor {
       this.inline.compositeRows(input, 0, height);
     } else {
       if (this.closed) throw new Error('cpu compositor closed');
-      // one band of rows per worker, of about equal work: a render uses every core, and concurrent renders interleave
+      // one band of rows per worker: a render uses every core, and concurrent renders interleave
       const count = Math.max(1, Math.min(this.size, Math.floor(height / MIN_BAND_ROWS)));
       const bands = await Promise.allSettled(
-        workBands(this.mechanisms.workBands ? input.runs : null, height, count).map(([y0, y1]) => {
+        rowBands(height, count).map(([y0, y1]) => {
           return new Promise<void>((resolve, reject) => {
             this.waiting.push({ input, y0, y1, resolve, reject });
             this.pump();

@@ -18,10 +18,8 @@ export interface CpuMechanisms {
   inline: boolean;
   /** The plate's pixels precomputed per plate and level (plate-overlay.ts) instead of sampled per render. */
   plateOverlay: boolean;
-  /** Worker bands of equal work rather than equal height (bands.ts). */
-  workBands: boolean;
 }
 
-export const CPU_MECHANISMS: readonly (keyof CpuMechanisms)[] = ['palette', 'edges', 'shadowedBase', 'ownOutput', 'primed', 'inline', 'plateOverlay', 'workBands'];
+export const CPU_MECHANISMS: readonly (keyof CpuMechanisms)[] = ['palette', 'edges', 'shadowedBase', 'ownOutput', 'primed', 'inline', 'plateOverlay'];
 
 export const ALL_CPU_MECHANISMS: Readonly<CpuMechanisms> = Object.freeze(Object.fromEntries(CPU_MECHANISMS.map((m) => [m, true])) as unknown as CpuMechanisms);
