@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { REAL_REDIS_URL, createScratchDatabase } from './support/backend.ts';
+import { seedEmbeddedDatabase } from './support/gateway-fixture.ts';
 import { WebhookReceiver } from './support/webhook-receiver.ts';
 import { freePort } from '../support/ports.ts';
 import { waitForOutput } from '../support/child-output.ts';
@@ -53,6 +54,7 @@ describe('gateway process: an event survives SIGKILL before its delivery', funct
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vis-events-kill-'));
     dirs.push(dataDir);
     scratch = await createScratchDatabase();
+    if (!scratch) await seedEmbeddedDatabase(dataDir);
     receiver = (await WebhookReceiver.start()).answer('stall');
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,

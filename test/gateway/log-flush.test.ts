@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../support/ports.ts';
 import { waitForOutput } from '../support/child-output.ts';
+import { seedEmbeddedDatabase } from './support/gateway-fixture.ts';
 
 /**
  * pino's stdout destination (shared/logger.ts) writes asynchronously: a line leaves the event loop
@@ -27,6 +28,7 @@ describe('gateway process: the request log reaches stdout before the process exi
   it('SIGTERM right after a burst of calls: every call\'s line, then "stopped", are on stdout', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vis-logflush-'));
     dirs.push(dataDir);
+    await seedEmbeddedDatabase(dataDir);
     // No local renderer (an address nothing listens on: the catalog calls never render), no metrics port.
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,

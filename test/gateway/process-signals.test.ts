@@ -11,6 +11,7 @@ import { REAL_DATABASE_URL, createScratchDatabase } from './support/backend.ts';
 import { freePort } from '../support/ports.ts';
 import { exited, waitForOutput } from '../support/child-output.ts';
 import { descendants, running } from '../support/process-tree.ts';
+import { seedEmbeddedDatabase } from './support/gateway-fixture.ts';
 
 /**
  * The processes a container runs: `npm run build` output started with plain node (what the images'
@@ -63,6 +64,8 @@ describe('processes: SIGTERM drains and exits 0', function () {
   it('node dist/gateway/main.js (the container CMD): finishes a request in flight, flushes usage, stops the local renderer, exits 0', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vis-sig-'));
     dirs.push(dataDir);
+    // the database a first start would make, so the child opens it rather than running initdb (not the subject here)
+    await seedEmbeddedDatabase(dataDir);
     const child = spawn(process.execPath, [path.join(dist, 'gateway', 'main.js')], { cwd: dist, env: baseEnv(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     let output = '';
@@ -260,6 +263,7 @@ describe('processes: SIGTERM drains and exits 0', function () {
     this.timeout(360_000);
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vis-npm-'));
     dirs.push(dataDir);
+    await seedEmbeddedDatabase(dataDir);
     const child = spawn('npm', ['start', '--silent'], { cwd: ROOT, env: baseEnv(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     // npm, then tsx compiling the gateway and the renderer it forks as they load: this case took 97 s in all at load 13

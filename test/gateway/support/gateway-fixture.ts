@@ -76,6 +76,15 @@ function embeddedDatabaseTemplate(): Promise<string> {
 }
 
 /**
+ * Puts the migrated embedded database (the template above) into `dataDir`, for a test that starts a
+ * gateway process of its own on the embedded defaults where a first start is not its subject: that
+ * child then opens the database instead of running initdb (4.6 s of CPU here).
+ */
+export async function seedEmbeddedDatabase(dataDir: string): Promise<void> {
+  fs.cpSync(await embeddedDatabaseTemplate(), path.join(dataDir, 'pg'), { recursive: true });
+}
+
+/**
  * A real gateway on port 0 over the suite's backend (see backend.ts), with the test
  * catalog imported and no demo organisation (tests make their own through the admin API).
  */
