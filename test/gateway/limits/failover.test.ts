@@ -3,46 +3,14 @@
  * port (never the shared one): killed and restarted, or stopped (SIGSTOP) to make it hang.
  */
 import { expect } from 'chai';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import { pino } from 'pino';
 import { createLimiter } from '../../../gateway/limits/create-limiter.ts';
-import { fakeClock, memoryUsageStore, randomPrefix, REDIS_REQUIRED, tryRedis } from './helpers.ts';
+import { fakeClock, hasRedisServer, memoryUsageStore, randomPrefix, REDIS_REQUIRED, startRedis, stopRedis, tryRedis } from './helpers.ts';
+import { freePort } from '../../support/ports.ts';
 
 const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
 const r = { keyId: 'k', orgId: 'org-1', rpmLimit: 100_000, monthlyQuota: 1_000_000 };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
-
-async function startRedis(port: number): Promise<ChildProcess> {
-  const p = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  for (let i = 0; i < 50; i++) {
-    const c = await tryRedis(`redis://127.0.0.1:${port}`);
-    if (c) {
-      c.disconnect();
-      return p;
-    }
-    await sleep(50);
-  }
-  p.kill('SIGKILL');
-  throw new Error('throwaway redis-server did not start');
-}
-
-async function stopRedis(p: ChildProcess): Promise<void> {
-  if (p.exitCode !== null) return;
-  const exited = new Promise((res) => p.once('exit', res));
-  p.kill('SIGKILL');
-  await exited;
-}
 
 async function until(cond: () => boolean, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
@@ -59,7 +27,7 @@ describe('Redis failover, reconciliation and restarts (own throwaway redis-serve
   const logger = pino({ level: 'debug' }, { write: (s: string) => void lines.push(JSON.parse(s)) });
 
   before(function () {
-    if (spawnSync('redis-server', ['--version']).status !== 0) {
+    if (!hasRedisServer()) {
       if (REDIS_REQUIRED) throw new Error('redis-server binary not found (required: REDIS_URL is set or CI=true)');
       console.warn('    (skipping: no redis-server binary to start a throwaway Redis)');
       this.skip();

@@ -1,4 +1,5 @@
 /** Shared fixtures of the limiter suites: both backends, a fake clock, an in-memory usage store. */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
@@ -68,6 +69,33 @@ export async function tryRedis(url = REDIS_URL): Promise<Redis | null> {
     r.disconnect();
     return null;
   }
+}
+
+/** Whether a redis-server binary is here to start a throwaway Redis (startRedis). */
+export function hasRedisServer(): boolean {
+  return spawnSync('redis-server', ['--version']).status === 0;
+}
+
+/** A throwaway redis-server of a test's own on `port` (never the shared one), answering when this returns. */
+export async function startRedis(port: number): Promise<ChildProcess> {
+  const p = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  for (let i = 0; i < 50; i++) {
+    const c = await tryRedis(`redis://127.0.0.1:${port}`);
+    if (c) {
+      c.disconnect();
+      return p;
+    }
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  p.kill('SIGKILL');
+  throw new Error('throwaway redis-server did not start');
+}
+
+export async function stopRedis(p: ChildProcess): Promise<void> {
+  if (p.exitCode !== null) return;
+  const exited = new Promise((res) => p.once('exit', res));
+  p.kill('SIGKILL');
+  await exited;
 }
 
 export async function deleteByPrefix(redis: Redis, prefix: string): Promise<number> {
