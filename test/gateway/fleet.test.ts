@@ -26,8 +26,8 @@ describe('fleet: renderer failover within the deadline (real processes, loopback
     for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   });
 
-  const setUp = async (addresses: string) => {
-    client = createGrpcImageRenderer({ addresses, logger: createLogger('fleet-client', 'silent') });
+  const setUp = async (addresses: string, opts: { outageWaitMs?: number } = {}) => {
+    client = createGrpcImageRenderer({ addresses, logger: createLogger('fleet-client', 'silent'), ...opts });
     // The render deadline is the budget for failover and for a restart (a fresh `node --import tsx`
     // renderer takes over 10 s to start on a loaded 2-core machine): generous, since what these tests
     // check is that no download fails, not how fast the renders are.
@@ -82,7 +82,9 @@ describe('fleet: renderer failover within the deadline (real processes, loopback
     const port = await freePort();
     const first = await startRendererProcess(port);
     children.push(first);
-    const urlOf = await setUp(`127.0.0.1:${port}`);
+    // how long an outage is waited out (RENDERER_OUTAGE_WAIT_MS, 6 s by default) well past this
+    // restart: a renderer started from source took 4.7–6.0 s here with the suite around it
+    const urlOf = await setUp(`127.0.0.1:${port}`, { outageWaitMs: 30_000 });
     const [warm, url] = [await urlOf(1000), await urlOf(1001)];
     expect((await download(warm)).status).to.equal(200);
     first.kill('SIGKILL');
