@@ -257,9 +257,8 @@ async function coldLevels(dir: string, logger: ReturnType<typeof createLogger>) 
 /**
  * The cpu kernel alone on the 2400 px level, one thread, CPU time, alternately: the JavaScript
  * reference, the wasm kernel into a buffer of its own (spans copied out of a scratch row), and the wasm
- * kernel in place into the layers' own output picture with the level's palette (when it has one),
- * first copying the start picture in (comparable with earlier passes' figures), then primed: what
- * the backend runs for a render that has the layers' output, whose picture already holds the start.
+ * kernel in place into the layers' own output picture with the level's palette (when it has one):
+ * what the backend runs for a render that has the layers' output.
  */
 async function cpuKernelTiming(it: RendererInternals, set: Awaited<ReturnType<RendererInternals['store']['getSet']>>) {
   const view = set.views[VIEW]!;
@@ -280,7 +279,6 @@ async function cpuKernelTiming(it: RendererInternals, set: Awaited<ReturnType<Re
   const js: number[] = [];
   const wa: number[] = [];
   const wp: number[] = [];
-  const wpp: number[] = [];
   let maxDiff = 0;
   let maxDiffOwn = 0;
   for (let i = 0; i < (quick ? 6 : 24); i++) {
@@ -307,22 +305,13 @@ async function cpuKernelTiming(it: RendererInternals, set: Awaited<ReturnType<Re
       wasm.compositeRows(k, 0, layers.height);
       wp.push(cpuMs(process.cpuUsage(c0)));
       for (let j = 0; j < a.length; j++) maxDiffOwn = Math.max(maxDiffOwn, Math.abs(a[j]! - own[j]!));
-      // and as a render runs it (cpu-backend.ts, primed-outputs.ts): the picture already holds the
-      // start outside the runs and the last plate in its box, so only that box is put back
-      c0 = process.cpuUsage();
-      const kp = kernelInput(job, own);
-      kp.primed = { box: ctx.plate ? ctx.plate.bbox : null };
-      if (layers.arena?.palette) wasm.paletteColours(kp, layers.arena.palette.colours[0]!);
-      wasm.compositeRows(kp, 0, layers.height);
-      wpp.push(cpuMs(process.cpuUsage(c0)));
-      for (let j = 0; j < a.length; j++) maxDiffOwn = Math.max(maxDiffOwn, Math.abs(a[j]! - own[j]!));
     }
   }
   const pal = layers.arena?.palette ?? null;
   const inPlace =
     own === null
       ? ''
-      : `, wasm in place ${pal ? `with the level's palette (${pal.size} lightings for ${pal.index.length} fully painted pixels)` : '(no palette)'} ${f1(pct(wp, 50))} ms (${(pct(js, 50) / pct(wp, 50)).toFixed(2)}×), and primed as a render runs it ${f1(pct(wpp, 50))} ms (${(pct(js, 50) / pct(wpp, 50)).toFixed(2)}×)`;
+      : `, wasm in place ${pal ? `with the level's palette (${pal.size} lightings for ${pal.index.length} fully painted pixels)` : '(no palette)'} ${f1(pct(wp, 50))} ms (${(pct(js, 50) / pct(wp, 50)).toFixed(2)}×)`;
   console.log(
     `cpu kernel alone, ${layers.width}×${layers.height} level, one thread, CPU p50: JavaScript ${f1(pct(js, 50))} ms, wasm ${f1(pct(wa, 50))} ms ` +
       `(${(pct(js, 50) / pct(wa, 50)).toFixed(2)}×)${inPlace}; largest difference ${Math.max(maxDiff, maxDiffOwn)} code values; load ${load()}`,

@@ -227,7 +227,7 @@ describe('cpu backend, level tables', function () {
           const j = job(layers, [0.3, 0.6, 0.1], shadow);
           const ref = new Uint8Array(layers.width * layers.height * 3);
           compositeKernel({ ...kernelInput(j, ref), runs: null, shadowedBase: null });
-          // twice: the second into the layers' own picture primed (where its start allows)
+          // twice: the second into the same output picture again
           const got: Buffer[] = [];
           for (let i = 0; i < 2; i++) {
             const img = await cpu.composite(j);
@@ -240,7 +240,7 @@ describe('cpu backend, level tables', function () {
           try {
             const plain = await cpu.composite(j);
             expect(Buffer.compare(Buffer.from(plain.data), got[0]!), `${layers.key} shadow ${shadow}: without the tables`).to.equal(0);
-            expect(Buffer.compare(got[1]!, got[0]!), `${layers.key} shadow ${shadow}: primed`).to.equal(0);
+            expect(Buffer.compare(got[1]!, got[0]!), `${layers.key} shadow ${shadow}: the picture reused`).to.equal(0);
             cpu.release(plain);
           } finally {
             arena.edges = edges;

@@ -1,6 +1,6 @@
 import { SRGB8_TO_LINEAR } from '../../shared/color/srgb.ts';
 import { SHOULDER_KNEE } from '../../renderer/backends/backend.ts';
-import { generalRow, restoreBox, transparentRange, type KernelInput } from '../../renderer/backends/cpu/kernel.ts';
+import { generalRow, transparentRange, type KernelInput } from '../../renderer/backends/cpu/kernel.ts';
 import { SHADED, encodeSrgb8 } from '../../renderer/color/srgb8.ts';
 
 // The reference the cpu backend's kernels are tested against: the whole picture in JavaScript,
@@ -49,8 +49,7 @@ function opaqueRows(k: KernelInput, y0: number, y1: number): void {
   // the band as its start, in one copy; then only the runs are computed
   const preShadowed = shadow !== null && k.shadowedBase !== null;
   const start = preShadowed ? k.shadowedBase! : base;
-  if (k.primed === null) out.set(start.subarray(y0 * width * 3, y1 * width * 3), y0 * width * 3);
-  else restoreBox(out, start, width, k.primed.box, y0, y1);
+  out.set(start.subarray(y0 * width * 3, y1 * width * 3), y0 * width * 3);
   for (let y = y0; y < y1; y++) {
     const row = y * width;
     const r0 = rowStart ? rowStart[y]! : 0;

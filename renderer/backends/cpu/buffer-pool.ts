@@ -4,8 +4,8 @@ import { sharedU8 } from './arena.ts';
  * Output pictures handed back after encoding, for the next render of the same size. A fresh
  * SharedArrayBuffer of a 2400 px picture costs its page faults on first write, about as long as the
  * whole composite of its paint (measured 6–8 ms for 9.7 MB on the development machine), so reusing
- * them matters. Bounded by bytes, oldest first out; the kernel overwrites every byte it does not know
- * to hold already (cpu-backend.ts, primed buffers), so a reused buffer needs no clearing.
+ * them matters. Bounded by bytes, oldest first out; the kernel writes every byte of a picture, so a
+ * reused buffer needs no clearing.
  */
 export class BufferPool {
   private readonly free: Uint8Array[] = [];
@@ -17,18 +17,10 @@ export class BufferPool {
     private readonly alloc: (n: number) => Uint8Array = sharedU8,
   ) {}
 
-  /** A buffer of `n` bytes: the newest pooled one `preferred` accepts, else the newest of that size, else a new one. */
-  take(n: number, preferred?: (b: Uint8Array) => boolean): Uint8Array {
+  /** A buffer of `n` bytes: the newest pooled one of that size, else a new one. */
+  take(n: number): Uint8Array {
     let pick = -1;
-    for (let i = this.free.length - 1; i >= 0; i--) {
-      const b = this.free[i]!;
-      if (b.byteLength !== n) continue;
-      if (pick < 0) pick = i;
-      if (!preferred || preferred(b)) {
-        pick = i;
-        break;
-      }
-    }
+    for (let i = this.free.length - 1; i >= 0 && pick < 0; i--) if (this.free[i]!.byteLength === n) pick = i;
     if (pick < 0) return this.alloc(n);
     const b = this.free[pick]!;
     this.free.splice(pick, 1);

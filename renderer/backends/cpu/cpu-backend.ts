@@ -8,7 +8,6 @@ import { levelExtrasFor } from './level-extras.ts';
 import { ALL_CPU_MECHANISMS, type CpuMechanisms } from './mechanisms.ts';
 import type { LevelExtras } from '../../assets/level-extras.ts';
 import { BufferPool } from './buffer-pool.ts';
-import { PrimedOutputs, type Taken } from './primed-outputs.ts';
 import { plateOverlay } from './plate-overlay.ts';
 import { rowBands } from './bands.ts';
 
@@ -74,17 +73,6 @@ const INLINE_MAX_PIXELS = 256 * 1024;
  */
 const ALONE_INLINE_MAX_PIXELS = 4 * 1024 * 1024;
 
-/**
- * The picture an opaque render starts from outside its runs (kernel.ts `opaqueRows`): the shadowed base
- * with the shadow, else the base. Layers with a shadow and no shadowed base (the asset store made them
- * for gl) start from the base and get the shadow inside their runs: null, a buffer is never primed for them.
- */
-function startOf(job: CompositeJob): Uint8Array | null {
-  const l = job.layers;
-  if (!job.shadow || l.shadow === null) return l.base;
-  return l.shadowedBase ?? null;
-}
-
 export function kernelInput(job: CompositeJob, out: Uint8Array): KernelInput {
   const l = job.layers;
   const transparent = Boolean(job.transparent && l.coverage);
@@ -111,7 +99,6 @@ export function kernelInput(job: CompositeJob, out: Uint8Array): KernelInput {
     specular: l.specular,
     shadow: job.shadow ? l.shadow : null,
     shadowedBase: job.shadow && l.shadow ? (l.shadowedBase ?? null) : null,
-    primed: null,
     coverage: job.transparent ? l.coverage : null,
     color: job.color,
     neutral: job.neutral,
@@ -141,7 +128,6 @@ export class CpuCompositor implements Compositor {
   private nextId = 1;
   private closed = false;
   private readonly pool = new BufferPool(OUTPUT_POOL_BYTES);
-  private readonly outputs: PrimedOutputs;
   /** Pictures dropped from the pool are shared memory the main thread lets go of too. */
   private readonly forcedGc = new ForcedGc();
   private droppedSinceCollect = 0;
@@ -157,7 +143,6 @@ export class CpuCompositor implements Compositor {
     private readonly mechanisms: CpuMechanisms,
   ) {
     this.levelExtras = levelExtrasFor(mechanisms);
-    this.outputs = new PrimedOutputs(this.pool, mechanisms.primed);
     this.description = size > 0 ? `cpu kernel (wasm) in ${size} worker thread(s)` : 'cpu kernel (wasm) inline';
   }
 
@@ -244,10 +229,10 @@ export class CpuCompositor implements Compositor {
     // (the wasm kernel then writes it in place), else into a pooled buffer
     const own = alpha ? null : (job.layers.arena?.output ?? null);
     const lend = own !== null && !this.lent.has(own);
-    const { out, start, primed } = lend ? this.outputs.adopt(own, startOf(job)) : this.outputs.take(width * height * channels, alpha ? null : startOf(job));
+    const out = lend ? own : this.pool.take(width * height * channels);
     if (lend) this.lent.set(own, null);
     try {
-      const img = await this.compositeInto(job, out, start, primed, alpha);
+      const img = await this.compositeInto(job, out, alpha);
       if (lend) this.lent.set(own, img);
       return img;
     } catch (e) {
@@ -256,10 +241,9 @@ export class CpuCompositor implements Compositor {
     }
   }
 
-  private async compositeInto(job: CompositeJob, out: Uint8Array, start: number, primed: Taken['primed'], alpha: boolean): Promise<RgbImage> {
+  private async compositeInto(job: CompositeJob, out: Uint8Array, alpha: boolean): Promise<RgbImage> {
     const { width, height } = job.layers;
     const input = kernelInput(job, out);
-    input.primed = primed;
     if (!this.mechanisms.plateOverlay && input.plate) input.plate = { ...input.plate, overlay: null };
     // the level palette's colours once, here, for every band, in a slot held until the composite ends
     const palette = alpha || !this.mechanisms.palette ? null : (job.layers.arena?.palette ?? null);
@@ -273,7 +257,6 @@ export class CpuCompositor implements Compositor {
     } finally {
       if (slot !== null) this.lentColours.delete(slot);
     }
-    this.outputs.done(out, start, job.plate ? job.plate.bbox : null);
     return { width, height, data: out, channels: alpha ? 4 : 3, alpha };
   }
 
@@ -316,15 +299,10 @@ export class CpuCompositor implements Compositor {
     return this.inlineCount;
   }
 
-  /** Composites that started from a primed buffer (tests). */
-  get primedComposites(): number {
-    return this.outputs.primedTakes;
-  }
-
   /**
    * Layers' own output pictures (LayerArena.output) a render holds, from its composite until its
    * picture is released: the picture it holds them with (null while compositing), so that only that
-   * picture's release gives them back. This state, the palette slots' and the primed pictures' are
+   * picture's release gives them back. This state and the palette slots' are
    * this compositor's: a renderer has one cpu compositor over its asset store.
    */
   private readonly lent = new WeakMap<Uint8Array, RgbImage | null>();

@@ -60,13 +60,6 @@ export interface KernelInput extends PlaneSet {
    * null or absent: from the planes.
    */
   edges?: LevelEdges | null;
-  /**
-   * Opaque rows only: `out` already holds this render's start picture (the base, or the shadowed base
-   * with the shadow) outside the runs, except in `box` (the plate box of the render it last held),
-   * because it last held a render of the same layers and start (cpu-backend.ts): the copy of the
-   * start is skipped, and only `box` is restored. null: `out` holds anything.
-   */
-  primed: { box: [number, number, number, number] | null } | null;
 }
 
 /**
@@ -97,15 +90,6 @@ const INV16 = 1 / 65535;
 const INV8 = 1 / 255;
 const K = SHOULDER_KNEE;
 const INV_1K = 1 / (1 - K);
-
-/** Rows [y0, y1) of a primed output: the start picture put back inside the box its last render's plate covered. */
-export function restoreBox(out: Uint8Array, start: Uint8Array, width: number, box: [number, number, number, number] | null, y0: number, y1: number): void {
-  if (box === null || box[0] >= box[2]) return;
-  for (let y = Math.max(y0, box[1]); y < Math.min(y1, box[3]); y++) {
-    const a = (y * width + box[0]) * 3;
-    out.set(start.subarray(a, a + (box[2] - box[0]) * 3), a);
-  }
-}
 
 /** Linear RGB of one pixel before the shadow and the plate: the whole formula, as docs/asset-format.md ("Compositing") writes it once. */
 const px = new Float64Array(3);

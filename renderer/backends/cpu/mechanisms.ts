@@ -12,14 +12,12 @@ export interface CpuMechanisms {
   shadowedBase: boolean;
   /** Each level's own output picture in its arena, written in place by the wasm kernel (arena.ts). */
   ownOutput: boolean;
-  /** Output pictures that still hold their start outside the runs skip copying it again (primed-outputs.ts). */
-  primed: boolean;
   /** Small pictures, and any opaque picture of a render that is alone, composited on the calling thread. */
   inline: boolean;
   /** The plate's pixels precomputed per plate and level (plate-overlay.ts) instead of sampled per render. */
   plateOverlay: boolean;
 }
 
-export const CPU_MECHANISMS: readonly (keyof CpuMechanisms)[] = ['palette', 'edges', 'shadowedBase', 'ownOutput', 'primed', 'inline', 'plateOverlay'];
+export const CPU_MECHANISMS: readonly (keyof CpuMechanisms)[] = ['palette', 'edges', 'shadowedBase', 'ownOutput', 'inline', 'plateOverlay'];
 
 export const ALL_CPU_MECHANISMS: Readonly<CpuMechanisms> = Object.freeze(Object.fromEntries(CPU_MECHANISMS.map((m) => [m, true])) as unknown as CpuMechanisms);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { SRGB8_TO_LINEAR } from '../../../shared/color/srgb.ts';
 import { ARENA_HEADER_BYTES, ARENA_SLOTS, type LayerArena } from './arena.ts';
-import { generalRow, overlayRow, restoreBox, transparentRange, type KernelInput } from './kernel.ts';
+import { generalRow, overlayRow, transparentRange, type KernelInput } from './kernel.ts';
 import { SHADED, encodeTables } from '../../color/srgb8.ts';
 
 /** The compiled kernel (wasm/kernel.ts, `npm run build:kernel`), beside this module in the source tree and in dist/. */
@@ -263,8 +263,6 @@ export class WasmKernel {
     const xs = k.runs ? k.runs.xs : null;
     // out is the start outside the spans: copied between one span's end and the next one's start
     // (contiguous across rows), so the spans' pixels are read and written once
-    // a primed output already holds the start there (kernel.ts `primed`): only its old plate box is put back
-    const primed = k.primed !== null;
     // (compared by place, not identity: a worker's copy of the input has its own view objects)
     const own = k.arena?.output ?? null;
     const inPlace = direct && k.outInArena === true && own !== null && out.byteOffset === own.byteOffset && out.length === own.length;
@@ -277,10 +275,9 @@ export class WasmKernel {
     const edges = direct ? (k.edges ?? null) : null;
     const ed = edges === null ? 0 : edges.at;
     const edRows = edges === null ? null : edges.rowStart;
-    if (k.primed !== null) restoreBox(out, start, width, k.primed.box, y0, y1);
     let done = y0 * width;
     const copyStart = (to: number) => {
-      if (to > done && !primed) out.set(start.subarray(done * 3, to * 3), done * 3);
+      if (to > done) out.set(start.subarray(done * 3, to * 3), done * 3);
       done = to;
     };
     for (let y = y0; y < y1; y++) {
@@ -299,9 +296,8 @@ export class WasmKernel {
         const n = b - a;
         copyStart(i0);
         if (direct) {
-          // the planes in place; the span written into the output itself when it is the arena's
-          // (a primed one already holds the start there), else into this thread's scratch row and
-          // copied out; the kernel copies the start in first where it is not there
+          // the planes in place; the span written into the output itself when it is the arena's,
+          // else into this thread's scratch row and copied out; the kernel copies the start in first
           const o = inPlace ? out.byteOffset + i0 * 3 : dst;
           x.opaqueSpan(
             n,
@@ -309,7 +305,7 @@ export class WasmKernel {
             shadow === null ? 0 : shadow.byteOffset + i0,
             diffuse.byteOffset + i0 * 2,
             specular.byteOffset + i0 * 2,
-            inPlace && primed ? o : start.byteOffset + i0 * 3,
+            start.byteOffset + i0 * 3,
             base.byteOffset + i0 * 3,
             o,
             preShadowed,
