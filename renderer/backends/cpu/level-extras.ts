@@ -75,7 +75,6 @@ export function levelExtrasFor(m: CpuMechanisms): LevelExtras {
   return cpuLevelExtras({ shadowedBase: m.shadowedBase, output: m.ownOutput, tables: { edges: m.edges, palette: m.palette } });
 }
 
-
 /**
  * Planes in an arena and nothing else: what the gl backend's levels have always been made with
  * (GlCompositor.levelExtras), so the layer cache counts them as before (the arena whole: its kernel
