@@ -19,7 +19,7 @@ import { hexToLinear } from '../shared/color/srgb.ts';
 import { encodeLight16, encodeLight8, LIGHT8_TO_LINEAR } from '../shared/asset-format/light-encoding.ts';
 import type { ShotLayers } from '../shared/asset-format/layer-files.ts';
 import type { ViewJson } from '../shared/asset-format/set-json.ts';
-import { calibrateView } from './calibrate.ts';
+import { calibrateView, type CalibrationInput } from './calibrate.ts';
 import { StudioMaterials, type Pass } from './materials.ts';
 import { projectQuad } from './projection.ts';
 import { contactShadow, isDrawn, shadowPlane, studioEnvironment } from './studio.ts';
@@ -270,7 +270,43 @@ export function createShootContext(renderer: THREE.WebGLRenderer, subject: Studi
  * them; the jitters move its view offset and put it back). Pixels only: nothing is written.
  */
 export function shootView(context: ShootContext, camera: THREE.PerspectiveCamera, o: ShotOptions): Shot {
-  const ctx = context as ContextState;
+  let shot = renderShot(context as ContextState, camera, o);
+  let calibration: ViewRecord['calibration'];
+  try {
+    calibration = calibrateView(shot.calibrationInput);
+  } catch (first) {
+    // Once in several hundred test bakes on lavapipe a shot came back with no fully painted pixel where
+    // every other bake of the same model had thousands; shoot it again before calling the model unfit,
+    // and say so, so that a rasterizer that does this often is noticed rather than hidden.
+    const glError = context.renderer.getContext().getError();
+    console.warn(`baker: shot ${o.width}x${o.height} re-shot after "${(first as Error).message}" (${shotCounts(shot.layers)}, GL error ${glError})`);
+    shot = renderShot(context as ContextState, camera, o);
+    try {
+      calibration = calibrateView(shot.calibrationInput);
+    } catch (again) {
+      throw new Error(`${(again as Error).message}; ${shotCounts(shot.layers)}`);
+    }
+  }
+  const quad = o.plate ? projectQuad(o.plate, camera, o.width, o.height) : null;
+  return {
+    layers: shot.layers,
+    record: { width: o.width, height: o.height, plate_quad: quad, shadow: o.hasShadow, coverage: true, calibration },
+  };
+}
+
+function shotCounts(layers: ShotLayers): string {
+  let covered = 0;
+  let painted = 0;
+  let fullPaint = 0;
+  for (let i = 0; i < layers.paint.length; i++) {
+    if (layers.coverage[i]! > 0) covered++;
+    if (layers.paint[i]! > 0) painted++;
+    if (layers.paint[i] === 255) fullPaint++;
+  }
+  return `${covered} covered, ${painted} painted, ${fullPaint} fully painted pixels`;
+}
+
+function renderShot(ctx: ContextState, camera: THREE.PerspectiveCamera, o: ShotOptions): { layers: ShotLayers; calibrationInput: CalibrationInput } {
   const { width: W, height: H } = o;
   const key = `${W}x${H}x${o.samples}`;
   let pr = ctx.passRenderers.get(key);
@@ -354,10 +390,8 @@ export function shootView(context: ShootContext, camera: THREE.PerspectiveCamera
       if (shadow) shadow[i] = Math.round(Math.min(1, Math.max(0, shadowBuf![k]!)) * (1 - a) * 255);
     }
   }
-  const calibration = calibrateView({ width: W, height: H, paint, diffuse: Dlin, specular: Slin });
-  const quad = o.plate ? projectQuad(o.plate, camera, W, H) : null;
   return {
     layers: { width: W, height: H, base: baseRgb, paint, coverage, diffuse: D, specular: S, shadow },
-    record: { width: W, height: H, plate_quad: quad, shadow: o.hasShadow, coverage: true, calibration },
+    calibrationInput: { width: W, height: H, paint, diffuse: Dlin, specular: Slin },
   };
 }
