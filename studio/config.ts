@@ -4,11 +4,16 @@ import { APP_ROOT, optionalString, parseConfig, spinFramesDir } from '../shared/
 
 /**
  * The studio CLI's environment, read once: where asset sets live (ASSETS_DIR, as the gateway and the
- * renderer read it) and the renderer's spin frame cache the pre-bake fills (SPIN_FRAMES_DIR, LEVEL_CACHE_DIR).
+ * renderer read it) and the renderer's caches the pre-bakes fill: spin frames (SPIN_FRAMES_DIR) and levels (LEVEL_CACHE_DIR).
  */
 const studioSchema = z
   .object({ ASSETS_DIR: optionalString, SPIN_FRAMES_DIR: optionalString, LEVEL_CACHE_DIR: optionalString })
-  .transform((e) => ({ assetsDir: path.resolve(e.ASSETS_DIR ?? path.join(APP_ROOT, 'assets')), spinFramesDir: spinFramesDir(e) }));
+  .transform((e) => ({
+    assetsDir: path.resolve(e.ASSETS_DIR ?? path.join(APP_ROOT, 'assets')),
+    spinFramesDir: spinFramesDir(e),
+    /** The renderer's level files (LEVEL_CACHE_DIR), which the level pre-bake fills; null: unset. */
+    levelCacheDir: e.LEVEL_CACHE_DIR ? path.resolve(e.LEVEL_CACHE_DIR) : null,
+  }));
 
 export type StudioConfig = z.output<typeof studioSchema>;
 

@@ -7,6 +7,7 @@
  *   attach-source   keep a glTF set's model with it (for spins) without baking its views again
  *   contact-sheet   the nine views in several colours (`npm run contact-sheet`)
  *   spin            shoot a spin's frames into the renderer's frame cache ahead of time
+ *   levels          make the renderer's level files (LEVEL_CACHE_DIR) of sets ahead of their first calls
  *   demo-catalog    regenerate assets/demo-catalog.json
  */
 import fs from 'node:fs';
@@ -21,6 +22,7 @@ import { splitPhotographedSet } from './photo/split.ts';
 import { recalibrateSet } from './recalibrate.ts';
 import { attachSource } from './attach-source.ts';
 import { spinCommand } from './spin-command.ts';
+import { levelsCommand } from './levels-command.ts';
 import { ConfigError } from '../shared/config-fields.ts';
 import { loadStudioConfig } from './config.ts';
 
@@ -126,6 +128,7 @@ program
 program.addCommand(contactSheetCommand());
 
 program.addCommand(spinCommand());
+program.addCommand(levelsCommand());
 
 program
   .command('demo-catalog')

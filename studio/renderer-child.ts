@@ -8,20 +8,24 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  * The real renderer as a child process on a free loopback port (renderer/main.ts reports it when
  * forked): the studio talks to it over gRPC like the gateway does, and imports none of its code.
  */
-export async function startRendererChild(env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<{ address: string; stop(): Promise<void> }> {
+export async function startRendererChild(
+  env: NodeJS.ProcessEnv,
+  opts: { timeoutMs?: number; metrics?: boolean } = {},
+): Promise<{ address: string; metricsPort: number | null; stop(): Promise<void> }> {
+  const timeoutMs = opts.timeoutMs ?? 120_000;
   const child = fork(path.join(ROOT, 'renderer', 'main.ts'), [], {
     cwd: ROOT,
     execArgv: ['--import', 'tsx'],
-    env: { ...env, RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1', RENDERER_METRICS_PORT: 'off', LOG_LEVEL: env.LOG_LEVEL ?? 'warn' },
+    env: { ...env, RENDERER_PORT: '0', RENDERER_HOST: '127.0.0.1', RENDERER_METRICS_PORT: opts.metrics ? '0' : 'off', RENDERER_METRICS_HOST: '127.0.0.1', LOG_LEVEL: env.LOG_LEVEL ?? 'warn' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const port = await new Promise<number>((resolve, reject) => {
+  const ready = await new Promise<{ port: number; metricsPort: number | null }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the renderer did not start in time')), timeoutMs);
     child.on('message', (m: unknown) => {
-      const msg = m as { type?: string; port?: number };
+      const msg = m as { type?: string; port?: number; metricsPort?: number | null };
       if (msg?.type === 'ready' && typeof msg.port === 'number') {
         clearTimeout(timer);
-        resolve(msg.port);
+        resolve({ port: msg.port, metricsPort: msg.metricsPort ?? null });
       }
     });
     child.once('exit', (code, signal) => {
@@ -30,7 +34,8 @@ export async function startRendererChild(env: NodeJS.ProcessEnv, timeoutMs = 120
     });
   });
   return {
-    address: `127.0.0.1:${port}`,
+    address: `127.0.0.1:${ready.port}`,
+    metricsPort: ready.metricsPort,
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

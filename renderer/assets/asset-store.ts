@@ -5,7 +5,6 @@ import { LRUCache } from 'lru-cache';
 import sharp from 'sharp';
 import type { Logger } from '../../shared/logger.ts';
 import { ServiceError } from '../../shared/errors.ts';
-import { WIDTH_MIN } from '../../shared/render-options.ts';
 import type { ShotId } from '../../shared/shot-id.ts';
 import { layerPath } from '../../shared/asset-format/layer-files.ts';
 import { readSetMeta, type AssetSetMeta, type ViewMeta } from '../../shared/asset-format/read-set.ts';
@@ -14,7 +13,8 @@ import { AssetSetError } from '../../shared/asset-format/set-json.ts';
 import { decodeLayerFiles, type LayerFiles } from './decode-layers.ts';
 import type { Layers } from './layers.ts';
 import type { LevelExtras } from './level-extras.ts';
-import { halveLayers, levelSize, twoThirdsLayers } from './reduce-layers.ts';
+import { halveLayers, twoThirdsLayers } from './reduce-layers.ts';
+import { levelLadder, levelSize } from '../../shared/level-ladder.ts';
 import type { LevelFileSpec, LevelFiles } from './level-files.ts';
 import { runPaced } from './paced.ts';
 import { ForcedGc } from '../cache/forced-gc.ts';
@@ -60,21 +60,6 @@ export function outputHeight(view: { width: number; height: number }, width: num
   return Math.max(1, Math.round((width * view.height) / view.width));
 }
 
-/**
- * The levels of a view of the given full size, widest first: footprints 1, 1.5, 2, 3, 4, 6, … while
- * at least WIDTH_MIN wide (the full size always). Sizes are levelSize(): for a width that divides
- * exactly, the height is outputHeight() at that width, so a render there needs no resize.
- */
-export function levelLadder(fullWidth: number, fullHeight: number): { footprint: number; width: number; height: number }[] {
-  const out = [{ footprint: 1, width: fullWidth, height: fullHeight }];
-  for (let p = 1; ; p *= 2) {
-    for (const f of [1.5 * p, 2 * p]) {
-      const size = levelSize(fullWidth, fullHeight, f);
-      if (size.width < WIDTH_MIN) return out;
-      out.push({ footprint: f, ...size });
-    }
-  }
-}
 
 /**
  * Reads asset sets from ASSETS_DIR, validates them (errors name the file), and keeps decoded layers in

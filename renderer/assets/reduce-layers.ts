@@ -1,6 +1,7 @@
 import type { LevelGeometry, Layers } from './layer-types.ts';
 export type { LevelGeometry } from './layer-types.ts';
 import { SRGB8_TO_LINEAR, LINEAR_LUT_SIZE, LINEAR_TO_SRGB8 } from '../../shared/color/srgb.ts';
+import { levelSize } from '../../shared/level-ladder.ts';
 import { layersOf } from './layers.ts';
 import type { LevelExtras } from './level-extras.ts';
 import { runNow, runPaced, type Sliced } from './paced.ts';
@@ -48,10 +49,6 @@ export function levelGeometry(l: Layers): LevelGeometry {
   return l.level ?? { footprint: 1, fullWidth: l.width, fullHeight: l.height };
 }
 
-/** A level's size: the full size over the footprint, rounded like the output height (asset-store `outputHeight`), at least 1. */
-export function levelSize(fullWidth: number, fullHeight: number, footprint: number): { width: number; height: number } {
-  return { width: Math.max(1, Math.round(fullWidth / footprint)), height: Math.max(1, Math.round(fullHeight / footprint)) };
-}
 
 /**
  * A level down by `ratio` (2: the next halving; 1.5: the 2/3-size level): each pixel the exact area

@@ -1,12 +1,13 @@
 /**
- * The pre-scaled levels (renderer/assets/reduce-layers.ts reduceLayers, asset-store.ts levelLadder/levelFor):
+ * The pre-scaled levels (renderer/assets/reduce-layers.ts reduceLayers, shared/level-ladder.ts levelLadder, asset-store.ts levelFor):
  * exact area averages on synthetic layers, the ladder of a 2400 px view, and real renders of a
  * committed set at level widths — no resize, close to the full-size render resized, and no halo.
  */
 import { expect } from 'chai';
 import path from 'node:path';
 import sharp from 'sharp';
-import { AssetStore, levelLadder, outputHeight } from '../../renderer/assets/asset-store.ts';
+import { AssetStore, outputHeight } from '../../renderer/assets/asset-store.ts';
+import { levelLadder } from '../../shared/level-ladder.ts';
 import { sharedU16, sharedU8 } from '../../renderer/backends/cpu/arena.ts';
 import { makeLayers, type Layers } from '../../renderer/assets/layers.ts';
 import { reduceLayers, reduceLayersPaced } from '../../renderer/assets/reduce-layers.ts';
