@@ -2,10 +2,20 @@ import fs from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import type { Database, Queryable } from './database.ts';
 
+/**
+ * PostgreSQL's shared buffers in the embedded database. PGlite keeps PostgreSQL's 128 MB, and its
+ * shared memory is zeroed page by page at every open: 0.9 s of CPU an open and 9 s an initdb on a
+ * 2-core VM, against 0.4 and 5 s at 32 MB (docs/performance.md, "The embedded database"). The
+ * embedded mode's catalog and counters are tens of MB, and pages beyond the buffers are one read
+ * away in the OS's page cache.
+ */
+export const EMBEDDED_SHARED_BUFFERS = '32MB';
+
 /** Embedded PostgreSQL; `dir` null keeps it in memory (tests). */
 export async function openPglite(dir: string | null): Promise<Database> {
   if (dir) fs.mkdirSync(dir, { recursive: true });
-  const db = dir ? await PGlite.create(dir) : await PGlite.create();
+  const options = { postgresqlconf: [`shared_buffers=${EMBEDDED_SHARED_BUFFERS}`] };
+  const db = dir ? await PGlite.create(dir, options) : await PGlite.create(options);
   const query = async <R>(text: string, params?: readonly unknown[]): Promise<R[]> =>
     (await db.query<R>(text, params as unknown[] | undefined)).rows;
 
