@@ -15,7 +15,7 @@ describe(`admin CLI (${backendLabel()})`, function () {
   let scratch: string;
   const cli = async (args: string[], env: Record<string, string> = {}) => {
     try {
-      const r = await run('npx', ['tsx', 'gateway/cli/admin.ts', ...args], {
+      const r = await run(process.execPath, ['--import', 'tsx', 'gateway/cli/admin.ts', ...args], {
         env: { ...process.env, ADMIN_URL: gw.url, ADMIN_TOKEN: gw.adminToken, ...env },
       });
       return { code: 0, out: r.stdout, err: r.stderr };

@@ -51,7 +51,7 @@ describe('studio: a baked glTF set renders through the gateway', function () {
   it('is accepted by npm run studio -- import', async () => {
     const setDir = path.join(tmp, 'baked', 'test-car');
     assert.ok(fs.existsSync(path.join(setDir, 'set.json')), 'the set id comes from the file name');
-    const r = await run('npx', ['tsx', 'studio/main.ts', 'import', setDir], { env: { ...process.env, ASSETS_DIR: assetsDir } });
+    const r = await run(process.execPath, ['--import', 'tsx', 'studio/main.ts', 'import', setDir], { env: { ...process.env, ASSETS_DIR: assetsDir } });
     assert.equal(JSON.parse(r.stdout).imported, 'test-car');
     assert.ok(fs.existsSync(path.join(assetsDir, 'test-car', 'front_left', 'coverage.png')));
   });

@@ -21,7 +21,7 @@ describe('studio CLI: import and split of asset sets', function () {
   let sysTmp: string;
   const cli = async (args: string[]) => {
     try {
-      const r = await run('npx', ['tsx', 'studio/main.ts', ...args], {
+      const r = await run(process.execPath, ['--import', 'tsx', 'studio/main.ts', ...args], {
         env: { ...process.env, ASSETS_DIR: assetsDir, TMPDIR: sysTmp },
       });
       return { code: 0, out: r.stdout, err: r.stderr };
