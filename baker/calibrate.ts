@@ -78,9 +78,12 @@ function median(values: Float32Array): number {
   return quantile(s, 0.5);
 }
 
+/** A shot with too few fully painted pixels to fit a calibration on. */
+export class TooLittlePaintError extends Error {}
+
 export function calibrateView(input: CalibrationInput): ViewCalibration {
   const region = referenceRegion(input.paint, input.diffuse, input.specular);
-  if (region.length < 16) throw new Error(`too little full-coverage paint to calibrate (${region.length} pixels)`);
+  if (region.length < 16) throw new TooLittlePaintError(`too little full-coverage paint to calibrate (${region.length} pixels)`);
   const d = new Float32Array(region.length);
   const s = new Float32Array(region.length);
   for (let k = 0; k < region.length; k++) {

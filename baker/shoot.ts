@@ -19,7 +19,7 @@ import { hexToLinear } from '../shared/color/srgb.ts';
 import { encodeLight16, encodeLight8, LIGHT8_TO_LINEAR } from '../shared/asset-format/light-encoding.ts';
 import type { ShotLayers } from '../shared/asset-format/layer-files.ts';
 import type { ViewJson } from '../shared/asset-format/set-json.ts';
-import { calibrateView, type CalibrationInput } from './calibrate.ts';
+import { calibrateView, TooLittlePaintError, type CalibrationInput } from './calibrate.ts';
 import { StudioMaterials, type Pass } from './materials.ts';
 import { projectQuad } from './projection.ts';
 import { contactShadow, isDrawn, shadowPlane, studioEnvironment } from './studio.ts';
@@ -275,9 +275,11 @@ export function shootView(context: ShootContext, camera: THREE.PerspectiveCamera
   try {
     calibration = calibrateView(shot.calibrationInput);
   } catch (first) {
+    if (!(first instanceof TooLittlePaintError)) throw first;
     // Once in several hundred test bakes on lavapipe a shot came back with no fully painted pixel where
     // every other bake of the same model had thousands; shoot it again before calling the model unfit,
-    // and say so, so that a rasterizer that does this often is noticed rather than hidden.
+    // and say so (on stderr: a renderer's frame-baker child has no logger of its own), so that a
+    // rasterizer that does this often is noticed rather than hidden.
     const glError = context.renderer.getContext().getError();
     console.warn(`baker: shot ${o.width}x${o.height} re-shot after "${(first as Error).message}" (${shotCounts(shot.layers)}, GL error ${glError})`);
     shot = renderShot(context as ContextState, camera, o);

@@ -134,6 +134,14 @@ export function instrumentRenderer(deps: { service: RenderService; queue: Render
       },
     });
     new Gauge({
+      name: 'renderer_level_files_pending',
+      help: 'Levels built and waiting to be written to LEVEL_CACHE_DIR, or being written',
+      registers: [registry],
+      collect() {
+        this.set(levelFiles.stats().pending);
+      },
+    });
+    new Gauge({
       name: 'renderer_level_files_bytes',
       help: 'Bytes of level files in LEVEL_CACHE_DIR, and its budget (LEVEL_CACHE_MB)',
       labelNames: ['kind'],

@@ -3,9 +3,10 @@
  * the level files a renderer keeps in LEVEL_CACHE_DIR (docs/renderer.md, "Level files"), made ahead, so
  * that the first calls after a deploy or a new set are served from disk instead of decoding and
  * reducing the full-size layers. The real renderer does it, as a child over gRPC: it is asked for one
- * render at each level's width of every view (shared/level-ladder.ts), widest first, and each view's
- * files are waited for (the renderer's level file counters) before the next, so that none is skipped
- * for having left the renderer's memory first. Levels already on disk are read, not built again.
+ * render at each level's width of every view (shared/level-ladder.ts), widest first, and after each
+ * view waits until the renderer has nothing left to write (renderer_level_files_pending), so that the
+ * layer cache does not drop a view's levels before they are on disk. Levels already on disk are read,
+ * not built again.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -19,15 +20,18 @@ import { startRendererChild } from './renderer-child.ts';
 
 export interface LevelPreBakeResult {
   sets: number;
+  /** Sets the renderer refused (every set asked for: named in the log and skipped). */
+  refused: string[];
   views: number;
   /** Levels asked for (footprint above 1: the full size is never a level file). */
   levels: number;
-  /** Found on disk and read. */
+  /** Levels found on disk and read (a parent read back to reduce a missing child from included). */
   read: number;
-  /** Built and written. */
+  /** Levels built, and of those written; skipped and failed as the renderer counts them. */
+  built: number;
   written: number;
-  /** Built but not written (the budget, a failed write): the renderer builds them when asked. */
-  notWritten: number;
+  skipped: number;
+  failed: number;
   /** Level files in the directory afterwards, and their bytes. */
   files: number;
   bytes: number;
@@ -37,21 +41,35 @@ export interface LevelPreBakeResult {
 const LEVEL_FILE = /^[A-Za-z0-9_-]{40}\.level$/;
 const WRITE_WAIT_MS = 120_000;
 
-/** The renderer's level file counters (renderer_level_files_total), from its metrics port. */
-async function levelCounters(metricsPort: number): Promise<Record<string, number>> {
+interface LevelCounters {
+  hit: number;
+  miss: number;
+  written: number;
+  skipped: number;
+  failed: number;
+  pending: number;
+}
+
+/** The renderer's level file metrics (renderer_level_files_total, renderer_level_files_pending), from its metrics port. */
+async function levelCounters(metricsPort: number): Promise<LevelCounters> {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  const out: Record<string, number> = {};
-  for (const m of text.matchAll(/^renderer_level_files_total\{result="(\w+)"\} (\d+)$/gm)) out[m[1]!] = Number(m[2]);
+  const pending = /^renderer_level_files_pending (\d+)$/m.exec(text);
+  // absent when the renderer could not use the directory (it said why in its log: "level files off")
+  if (!pending) throw new Error('the renderer keeps no level files: it could not use the directory (see its warning above)');
+  const out: LevelCounters = { hit: 0, miss: 0, written: 0, skipped: 0, failed: 0, pending: Number(pending[1]) };
+  for (const m of text.matchAll(/^renderer_level_files_total\{result="(\w+)"\} (\d+)$/gm)) {
+    if (m[1]! in out) out[m[1] as keyof LevelCounters] = Number(m[2]);
+  }
   return out;
 }
 
-/** Waits until every level the renderer built has been written or given up (counted skipped or failed). */
-async function writesSettled(metricsPort: number): Promise<Record<string, number>> {
+/** Waits until the renderer has no level left to write. */
+async function writesSettled(metricsPort: number): Promise<void> {
   const until = Date.now() + WRITE_WAIT_MS;
   for (;;) {
     const c = await levelCounters(metricsPort);
-    if ((c.written ?? 0) + (c.skipped ?? 0) + (c.failed ?? 0) >= (c.miss ?? 0)) return c;
-    if (Date.now() > until) throw new Error(`the renderer did not write its level files within ${WRITE_WAIT_MS / 1000} s (${JSON.stringify(c)})`);
+    if (c.pending === 0) return;
+    if (Date.now() > until) throw new Error(`the renderer did not write its level files within ${WRITE_WAIT_MS / 1000} s (${c.pending} waiting)`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -105,14 +123,28 @@ export async function preBakeLevels(o: {
     { ...(o.env ?? process.env), ASSETS_DIR: o.assetsDir, LEVEL_CACHE_DIR: o.levelsDir, LEVEL_CACHE_MB: String(o.budgetMb), RENDER_WARMUP: 'false' },
     { metrics: true },
   );
-  const client = connectRenderer(renderer.address);
-  const result: LevelPreBakeResult = { sets: sets.length, views: 0, levels: 0, read: 0, written: 0, notWritten: 0, files: 0, bytes: 0 };
+  const result: LevelPreBakeResult = { sets: 0, refused: [], views: 0, levels: 0, read: 0, built: 0, written: 0, skipped: 0, failed: 0, files: 0, bytes: 0 };
+  let client: RendererConnection | null = null;
   try {
+    client = connectRenderer(renderer.address);
+    await levelCounters(renderer.metricsPort!);
     for (const set of sets) {
-      const described = await client.describeSet(set, new Date(Date.now() + 60_000));
+      let described;
+      try {
+        described = await client.describeSet(set, new Date(Date.now() + 60_000));
+      } catch (e) {
+        if (o.sets.length > 0) throw e;
+        result.refused.push(set);
+        o.log(`${set}: refused by the renderer, skipped: ${(e as Error).message}`);
+        continue;
+      }
+      result.sets++;
       for (const view of o.views) {
         const v = described.views[view];
-        if (!v) continue;
+        if (!v) {
+          o.log(`${set} ${view}: not in the set`);
+          continue;
+        }
         const widths = levelLadder(v.width, v.height).filter((l) => l.footprint > 1).map((l) => l.width);
         const t0 = performance.now();
         for (const width of widths) await renderOnce(client, set, view, width);
@@ -123,11 +155,9 @@ export async function preBakeLevels(o: {
       }
     }
     const c = await levelCounters(renderer.metricsPort!);
-    result.read = c.hit ?? 0;
-    result.written = c.written ?? 0;
-    result.notWritten = (c.miss ?? 0) - result.written;
+    Object.assign(result, { read: c.hit, built: c.miss, written: c.written, skipped: c.skipped, failed: c.failed });
   } finally {
-    client.close();
+    client?.close();
     await renderer.stop();
   }
   Object.assign(result, await levelFilesIn(o.levelsDir));
@@ -151,9 +181,11 @@ export function levelsCommand(): Command {
       if (!Number.isInteger(budgetMb) || budgetMb < 1) throw new Error('--budget-mb: a whole number of megabytes, at least 1');
       const r = await preBakeLevels({ assetsDir: config.assetsDir, levelsDir, sets: setIds, views: views as ViewId[], budgetMb, log: (l) => console.log(l) });
       console.log(
-        `levels: ${r.sets} sets, ${r.views} views, ${r.levels} levels: ${r.written} built and written, ${r.read} already on disk` +
-          (r.notWritten > 0 ? `, ${r.notWritten} not written (over the budget, or a failed write: see the renderer's warnings)` : '') +
+        `levels: ${r.sets} sets, ${r.views} views, ${r.levels} levels: ${r.built} built, ${r.written} written, ${r.read} read from disk` +
+          (r.skipped + r.failed > 0 ? `, ${r.skipped} skipped and ${r.failed} failed (over the budget, a file refused or a failed write: see the renderer's warnings)` : '') +
+          (r.refused.length > 0 ? `; sets refused: ${r.refused.join(', ')}` : '') +
           `; ${levelsDir} holds ${r.files} level files, ${Math.round(r.bytes / 1048576)} MB`,
       );
+      if (r.refused.length > 0) process.exitCode = 1;
     });
 }

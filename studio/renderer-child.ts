@@ -20,7 +20,10 @@ export async function startRendererChild(
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const ready = await new Promise<{ port: number; metricsPort: number | null }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the renderer did not start in time')), timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('the renderer did not start in time'));
+    }, timeoutMs);
     child.on('message', (m: unknown) => {
       const msg = m as { type?: string; port?: number; metricsPort?: number | null };
       if (msg?.type === 'ready' && typeof msg.port === 'number') {
@@ -37,7 +40,7 @@ export async function startRendererChild(
     address: `127.0.0.1:${ready.port}`,
     metricsPort: ready.metricsPort,
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       child.kill('SIGTERM');
       await exited;

@@ -14,7 +14,9 @@ export const EMBEDDED_SHARED_BUFFERS = '32MB';
 /** Embedded PostgreSQL; `dir` null keeps it in memory (tests). */
 export async function openPglite(dir: string | null): Promise<Database> {
   if (dir) fs.mkdirSync(dir, { recursive: true });
-  const options = { postgresqlconf: [`shared_buffers=${EMBEDDED_SHARED_BUFFERS}`] };
+  // a start parameter, not PGlite's postgresqlconf option: that one writes postgresql.conf over
+  // with only the lines given, at every open
+  const options = { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`] };
   const db = dir ? await PGlite.create(dir, options) : await PGlite.create(options);
   const query = async <R>(text: string, params?: readonly unknown[]): Promise<R[]> =>
     (await db.query<R>(text, params as unknown[] | undefined)).rows;

@@ -88,6 +88,8 @@ export interface LevelFileStats {
   files: number;
   bytes: number;
   budget: number;
+  /** Levels waiting to be written or being written. */
+  pending: number;
 }
 
 /** The planes a level file holds, in this order: what the level is made of; the rest is made from them. */
@@ -223,7 +225,7 @@ export class LevelFiles {
   }
 
   stats(): LevelFileStats {
-    return { ...this.counts, files: this.index.size, bytes: this.total, budget: this.budget };
+    return { ...this.counts, files: this.index.size, bytes: this.total, budget: this.budget, pending: this.writing.size };
   }
 
   private fileName(id: string): string {

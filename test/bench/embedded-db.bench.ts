@@ -1,7 +1,7 @@
 /**
  * `npm run bench:embedded-db [-- --rounds 5 --buffers 128MB,32MB]`: what the embedded database's
  * shared_buffers cost at start (gateway/db/pglite.ts EMBEDDED_SHARED_BUFFERS): PGlite's initdb of a
- * fresh data directory once per value, then --rounds opens of a copy of one migrated directory per
+ * fresh data directory once per value, then --rounds opens of a copy of one initialised directory per
  * value, the values alternating, each timed in CPU (this process's user + system) and wall ms, and a
  * first query. PGlite zeroes its shared memory page by page at every open, so the figure follows the
  * setting.
@@ -31,7 +31,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ cpu: number; wall: numb
   return { cpu: cpuMs() - c0, wall: performance.now() - t0, value };
 }
 
-const open = (dir: string, buffers: string) => PGlite.create(dir, { postgresqlconf: [`shared_buffers=${buffers}`] });
+const open = (dir: string, buffers: string) => PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${buffers}`] });
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-embedded-db-'));
 try {
