@@ -32,13 +32,10 @@ export interface LevelPreBakeResult {
   written: number;
   skipped: number;
   failed: number;
-  /** Level files in the directory afterwards, and their bytes. */
-  files: number;
+  /** Bytes of level files in the directory afterwards, as the renderer counts them. */
   bytes: number;
 }
 
-/** The renderer's level file names (renderer/assets/level-files.ts). */
-const LEVEL_FILE = /^[A-Za-z0-9_-]{40}\.level$/;
 const WRITE_WAIT_MS = 120_000;
 
 interface LevelCounters {
@@ -48,6 +45,7 @@ interface LevelCounters {
   skipped: number;
   failed: number;
   pending: number;
+  bytes: number;
 }
 
 /** The renderer's level file metrics (renderer_level_files_total, renderer_level_files_pending), from its metrics port. */
@@ -56,9 +54,10 @@ async function levelCounters(metricsPort: number): Promise<LevelCounters> {
   const pending = /^renderer_level_files_pending (\d+)$/m.exec(text);
   // absent when the renderer could not use the directory (it said why in its log: "level files off")
   if (!pending) throw new Error('the renderer keeps no level files: it could not use the directory (see its warning above)');
-  const out: LevelCounters = { hit: 0, miss: 0, written: 0, skipped: 0, failed: 0, pending: Number(pending[1]) };
+  const used = /^renderer_level_files_bytes\{kind="used"\} (\d+)$/m.exec(text);
+  const out: LevelCounters = { hit: 0, miss: 0, written: 0, skipped: 0, failed: 0, pending: Number(pending[1]), bytes: used ? Number(used[1]) : 0 };
   for (const m of text.matchAll(/^renderer_level_files_total\{result="(\w+)"\} (\d+)$/gm)) {
-    if (m[1]! in out) out[m[1] as keyof LevelCounters] = Number(m[2]);
+    if (['hit', 'miss', 'written', 'skipped', 'failed'].includes(m[1]!)) out[m[1] as keyof LevelCounters] = Number(m[2]);
   }
   return out;
 }
@@ -93,17 +92,6 @@ export async function setsIn(assetsDir: string): Promise<string[]> {
   return found;
 }
 
-async function levelFilesIn(dir: string): Promise<{ files: number; bytes: number }> {
-  let files = 0;
-  let bytes = 0;
-  for (const name of await fs.readdir(dir)) {
-    if (!LEVEL_FILE.test(name)) continue;
-    files++;
-    bytes += (await fs.stat(path.join(dir, name))).size;
-  }
-  return { files, bytes };
-}
-
 export async function preBakeLevels(o: {
   assetsDir: string;
   levelsDir: string;
@@ -123,7 +111,7 @@ export async function preBakeLevels(o: {
     { ...(o.env ?? process.env), ASSETS_DIR: o.assetsDir, LEVEL_CACHE_DIR: o.levelsDir, LEVEL_CACHE_MB: String(o.budgetMb), RENDER_WARMUP: 'false' },
     { metrics: true },
   );
-  const result: LevelPreBakeResult = { sets: 0, refused: [], views: 0, levels: 0, read: 0, built: 0, written: 0, skipped: 0, failed: 0, files: 0, bytes: 0 };
+  const result: LevelPreBakeResult = { sets: 0, refused: [], views: 0, levels: 0, read: 0, built: 0, written: 0, skipped: 0, failed: 0, bytes: 0 };
   let client: RendererConnection | null = null;
   try {
     client = connectRenderer(renderer.address);
@@ -155,12 +143,11 @@ export async function preBakeLevels(o: {
       }
     }
     const c = await levelCounters(renderer.metricsPort!);
-    Object.assign(result, { read: c.hit, built: c.miss, written: c.written, skipped: c.skipped, failed: c.failed });
+    Object.assign(result, { read: c.hit, built: c.miss, written: c.written, skipped: c.skipped, failed: c.failed, bytes: c.bytes });
   } finally {
     client?.close();
     await renderer.stop();
   }
-  Object.assign(result, await levelFilesIn(o.levelsDir));
   return result;
 }
 
@@ -170,21 +157,21 @@ export function levelsCommand(): Command {
     .argument('[set-ids...]', 'sets in ASSETS_DIR (default: all of them)')
     .option('--views <ids>', 'comma-separated view ids', VIEW_IDS.join(','))
     .option('--dir <dir>', 'the level file directory (default: LEVEL_CACHE_DIR)')
-    .option('--budget-mb <mb>', "the directory's budget, as the renderer's LEVEL_CACHE_MB (least recently used files go beyond it)", process.env.LEVEL_CACHE_MB ?? '4096')
-    .action(async (setIds: string[], opts: { views: string; dir?: string; budgetMb: string }) => {
+    .option('--budget-mb <mb>', "the directory's budget (default: LEVEL_CACHE_MB, else 4096), as the renderer's: least recently used files go beyond it")
+    .action(async (setIds: string[], opts: { views: string; dir?: string; budgetMb?: string }) => {
       const config = loadStudioConfig();
       const levelsDir = opts.dir ? path.resolve(opts.dir) : config.levelCacheDir;
       if (!levelsDir) throw new Error('say where the level files go: --dir <dir> or LEVEL_CACHE_DIR');
       const views = opts.views.split(',').map((s) => s.trim()).filter(Boolean);
       for (const v of views) if (!isViewId(v)) throw new Error(`unknown view "${v}" (views: ${VIEW_IDS.join(', ')})`);
-      const budgetMb = Number(opts.budgetMb);
+      const budgetMb = opts.budgetMb === undefined ? config.levelCacheMb : Number(opts.budgetMb);
       if (!Number.isInteger(budgetMb) || budgetMb < 1) throw new Error('--budget-mb: a whole number of megabytes, at least 1');
       const r = await preBakeLevels({ assetsDir: config.assetsDir, levelsDir, sets: setIds, views: views as ViewId[], budgetMb, log: (l) => console.log(l) });
       console.log(
         `levels: ${r.sets} sets, ${r.views} views, ${r.levels} levels: ${r.built} built, ${r.written} written, ${r.read} read from disk` +
           (r.skipped + r.failed > 0 ? `, ${r.skipped} skipped and ${r.failed} failed (over the budget, a file refused or a failed write: see the renderer's warnings)` : '') +
           (r.refused.length > 0 ? `; sets refused: ${r.refused.join(', ')}` : '') +
-          `; ${levelsDir} holds ${r.files} level files, ${Math.round(r.bytes / 1048576)} MB`,
+          `; ${levelsDir} holds ${Math.round(r.bytes / 1048576)} MB of level files`,
       );
       if (r.refused.length > 0) process.exitCode = 1;
     });

@@ -38,12 +38,16 @@ describe('studio level pre-bake', function () {
     expect(ladder.map((l) => l.width)).to.deep.equal([427, 320, 213]);
     const lines: string[] = [];
     const first = await preBakeLevels({ assetsDir, levelsDir, sets: [], views: [...views], budgetMb: 1024, log: (l) => lines.push(l), env: { ...process.env, RENDER_BACKEND: 'cpu' } });
-    expect(first).to.deep.include({ sets: 1, refused: [], views: 2, levels: 6, read: 0, built: 6, written: 6, skipped: 0, failed: 0, files: 6 });
+    expect(first).to.deep.include({ sets: 1, refused: [], views: 2, levels: 6, read: 0, built: 6, written: 6, skipped: 0, failed: 0 });
+    const files = (await fs.readdir(levelsDir)).filter((n) => n.endsWith('.level'));
+    expect(files).to.have.length(6);
+    const bytes = (await Promise.all(files.map((n) => fs.stat(path.join(levelsDir, n))))).reduce((sum, st) => sum + st.size, 0);
+    expect(first.bytes).to.equal(bytes);
     expect(lines).to.have.length(2);
     expect(lines[0]).to.match(/^lv-set front_left: 3 levels \(427, 320, 213 px\) in \d+ ms$/);
 
     const again = await preBakeLevels({ assetsDir, levelsDir, sets: ['lv-set'], views: [...views], budgetMb: 1024, log: () => {}, env: { ...process.env, RENDER_BACKEND: 'cpu' } });
-    expect(again).to.include({ levels: 6, read: 6, built: 0, written: 0, files: 6 });
+    expect(again).to.include({ levels: 6, read: 6, built: 0, written: 0, bytes });
 
     const srv = await startTestServer({ assetsDir, levelFiles: { dir: levelsDir, bytes: 1 << 30 } });
     try {
@@ -67,7 +71,7 @@ describe('studio level pre-bake', function () {
     await fs.writeFile(path.join(assets, 'broken-set', 'set.json'), '{"id": "broken-set", "format": 2}');
     const lines: string[] = [];
     const r = await preBakeLevels({ assetsDir: assets, levelsDir: path.join(tmp, 'levels-broken'), sets: [], views: [...views], budgetMb: 64, log: (l) => lines.push(l), env: { ...process.env, RENDER_BACKEND: 'cpu', LOG_LEVEL: 'silent' } });
-    expect(r).to.deep.include({ sets: 0, refused: ['broken-set'], views: 0, levels: 0, files: 0 });
+    expect(r).to.deep.include({ sets: 0, refused: ['broken-set'], views: 0, levels: 0, bytes: 0 });
     expect(lines).to.have.length(1);
     expect(lines[0], lines[0]).to.match(/^broken-set: refused by the renderer, skipped: /);
   });
