@@ -3,11 +3,9 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../shared/config-fields.ts';
 import { loadGatewayConfig } from './config.ts';
 import { createLogger } from '../shared/logger.ts';
-import { startMetricsServer, type MetricsServer } from '../shared/metrics-server.ts';
+import type { MetricsServer } from '../shared/metrics-server.ts';
 import { exitOnStartError } from '../shared/start-error.ts';
-import { startLocalRenderer, type LocalRenderer } from './render/local-renderer.ts';
-import { createGrpcImageRenderer } from './render/grpc-image-renderer.ts';
-import { FINAL_FLUSH_MS, startGateway } from './service.ts';
+import type { LocalRenderer } from './render/local-renderer.ts';
 
 /** LOG_LEVEL once the configuration is read: how much a failed start prints. */
 let logLevel = 'info';
@@ -26,6 +24,14 @@ async function main(): Promise<void> {
   }
   logLevel = config.logLevel;
   const logger = createLogger('gateway', config.logLevel);
+  // the service's modules load once the configuration is known good: a bad setting is reported
+  // without first loading (and, from a checkout, compiling) the whole service
+  const [{ startLocalRenderer }, { createGrpcImageRenderer }, { FINAL_FLUSH_MS, startGateway }, { startMetricsServer }] = await Promise.all([
+    import('./render/local-renderer.ts'),
+    import('./render/grpc-image-renderer.ts'),
+    import('./service.ts'),
+    import('../shared/metrics-server.ts'),
+  ]);
 
   let local: LocalRenderer | null = null;
   let rendererAddr = config.rendererAddr;

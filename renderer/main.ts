@@ -1,9 +1,8 @@
 import { ConfigError } from '../shared/config-fields.ts';
 import { loadRendererConfig } from './config.ts';
 import { createLogger } from '../shared/logger.ts';
-import { startMetricsServer, type MetricsServer } from '../shared/metrics-server.ts';
+import type { MetricsServer } from '../shared/metrics-server.ts';
 import { exitOnStartError } from '../shared/start-error.ts';
-import { startRendererServer } from './server.ts';
 
 /**
  * `npm run renderer`: the renderer alone on RENDERER_PORT (default 50051). Started by the gateway's
@@ -22,6 +21,8 @@ try {
 const logger = createLogger('renderer', config.logLevel);
 
 try {
+  // loaded once the configuration is known good, as the gateway's main does
+  const [{ startRendererServer }, { startMetricsServer }] = await Promise.all([import('./server.ts'), import('../shared/metrics-server.ts')]);
   const server = await startRendererServer({ config, logger });
   let metrics: MetricsServer | null = null;
   if (config.metricsPort !== null) {
