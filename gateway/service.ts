@@ -149,6 +149,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     onRefused: guardMetrics.refused,
     // a queue full of downloads waiting for a restarting renderer is an outage, not the tenant's doing
     rendererUnreachable: () => opts.renderer?.unreachable?.() ?? false,
+    clock: opts.limitsClock,
   });
   guardMetrics.watch(downloadGuard);
   const catalogRepo = new CatalogRepo(db);

@@ -57,7 +57,10 @@ export function createDownloadGuard(opts: {
   onRefused?: (reason: DownloadRefusal) => void;
   /** No renderer can be reached now (the renderer client's view): a full or timed-out wait is then a 503. */
   rendererUnreachable?: () => boolean;
+  /** The clock the minute is read from (the limiter's: GatewayOptions.limitsClock); waits are timed in real time. */
+  clock?: () => number;
 }): DownloadGuard {
+  const clock = opts.clock ?? Date.now;
   const refuse = (reason: DownloadRefusal, retryAfterSeconds: number) => {
     if ((reason === 'queue_full' || reason === 'wait_timeout') && opts.rendererUnreachable?.()) {
       return outage();
@@ -133,7 +136,7 @@ export function createDownloadGuard(opts: {
 
   return {
     async admit(org, likelyHit, { signal, nowMs } = {}) {
-      const now = nowMs ?? Date.now();
+      const now = nowMs ?? clock();
       sweep(now);
       if (signal?.aborted) throw new ServiceError('unavailable', 'The download was cancelled');
       const running = active.get(org) ?? 0;
@@ -157,7 +160,7 @@ export function createDownloadGuard(opts: {
         try {
           await waitForSlot(org, signal);
         } catch (e) {
-          unreserve(Date.now());
+          unreserve(clock());
           throw e;
         }
       } else {
@@ -167,7 +170,7 @@ export function createDownloadGuard(opts: {
       let released = false;
       return {
         waitedMs,
-        release(miss, at = Date.now()) {
+        release(miss, at = clock()) {
           if (released) return;
           released = true;
           free(org);

@@ -130,6 +130,16 @@ describe('security: the download guard counts cache-miss renders per organisatio
     expect(again.headers).to.deep.equal({ 'Retry-After': '10' });
   });
 
+  it('reads its minute from the clock it is given (the limits clock), not the wall clock', async () => {
+    let now = 60_000 * 2000 + 5_000;
+    const g = createDownloadGuard({ concurrent: 2, perMinute: 2, queued: 0, clock: () => now });
+    for (let i = 0; i < 2; i++) (await g.admit('A', false)).release(true);
+    // 2 × (60 − e′)/60 + 1 ≤ 2 at e′ = 30 s into the next minute: 55 s + 30 s from now
+    expect((await refusal(g.admit('A', false))).headers).to.deep.equal({ 'Retry-After': '85' });
+    now += 85_000;
+    (await g.admit('A', false)).release(true);
+  });
+
   it('over the renders in flight, downloads wait their turn (first come, first served), up to the queue and its wait', async () => {
     const g = createDownloadGuard({ concurrent: 2, perMinute: 1000, queued: 3, waitMs: 300 });
     const running = [await g.admit('A', false), await g.admit('A', false)];
@@ -176,6 +186,9 @@ describe(`security: a fair share of rendering, end to end (${backendLabel()})`, 
   let internals!: RendererInternals;
   let slowMs = 0;
   let composites = 0;
+  // the limits' clock runs with real time, shifted where a test needs a calendar minute to itself
+  let clockShift = 0;
+  const limitsNow = () => Date.now() + clockShift;
 
   before(async () => {
     renderer = await startTestRenderer({ env: { RENDER_WORKERS: '1', RENDER_QUEUE_MAX: '1' } });
@@ -191,7 +204,7 @@ describe(`security: a fair share of rendering, end to end (${backendLabel()})`, 
       composites++;
       return composite(job);
     };
-    gw = await startTestGateway({ renderer: renderer.client, env: { DOWNLOAD_RENDERS_PER_MINUTE: '5', DOWNLOAD_CONCURRENT_RENDERS: '2', DOWNLOAD_QUEUED_RENDERS: '1' } });
+    gw = await startTestGateway({ renderer: renderer.client, limitsClock: limitsNow, env: { DOWNLOAD_RENDERS_PER_MINUTE: '5', DOWNLOAD_CONCURRENT_RENDERS: '2', DOWNLOAD_QUEUED_RENDERS: '1' } });
   });
   after(async () => {
     slowMs = 0;
@@ -213,19 +226,20 @@ describe(`security: a fair share of rendering, end to end (${backendLabel()})`, 
     it('a second organisation downloads while the first replays cache-miss URLs past its minute limit', async () => {
       const a = await gw.admin.customer();
       const b = await gw.admin.customer();
-      // stay inside one calendar minute, so that the weighted window is exactly the count
-      if (Date.now() % 60_000 > 50_000) await sleep(60_000 - (Date.now() % 60_000) + 50);
+      // one second into a calendar minute of the limits' clock, so that the weighted window is exactly the
+      // count for the rest of the test
+      clockShift = Math.ceil(limitsNow() / 60_000) * 60_000 + 1_000 - Date.now();
       const served: string[] = [];
       const answers: number[] = [];
       let refused: Answer | null = null;
       let refusedWithin: [number, number] = [0, 0]; // the clock just before and after the first refusal
       for (let i = 0; i < 8; i++) {
         const u = await urlFor(a.key);
-        const t0 = Date.now();
+        const t0 = limitsNow();
         const r = await request(u);
         answers.push(r.status);
         if (r.status === 200) served.push(u);
-        else if (!refused) [refused, refusedWithin] = [r, [t0, Date.now()]];
+        else if (!refused) [refused, refusedWithin] = [r, [t0, limitsNow()]];
       }
       expect(answers.slice(0, 5)).to.deep.equal([200, 200, 200, 200, 200]);
       expect(answers.slice(5)).to.deep.equal([429, 429, 429]);
