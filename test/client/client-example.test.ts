@@ -130,9 +130,10 @@ describe(`typed client against a live gateway (${backendLabel()})`, function () 
 
   describe('429', () => {
     it('a spent per-minute limit is retried after the gateway\'s Retry-After, and the call then succeeds', async () => {
-      // The gateway names a wait of up to a minute. Instead of spending it, the client's sleep moves
-      // this gateway's limits clock forward by the wait it was asked for: the retry then meets the
-      // limiter exactly where a real wait would have left it, without a minute of wall clock.
+      // The gateway names a wait of up to 63 s (its limit of 20 here). Instead of spending it, the
+      // client's sleep moves this gateway's limits clock forward by the wait it was asked for: the retry
+      // then meets the limiter exactly where a real wait would have left it, without a minute of wall
+      // clock.
       let offset = 0;
       const shifted = await startTestGateway({ renderer: null, limitsClock: () => Date.now() + offset });
       try {

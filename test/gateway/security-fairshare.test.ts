@@ -138,6 +138,13 @@ describe('security: the download guard counts cache-miss renders per organisatio
     expect((await refusal(g.admit('A', false))).headers).to.deep.equal({ 'Retry-After': '85' });
     now += 85_000;
     (await g.admit('A', false)).release(true);
+    // a release is counted in the clock's minute too: one read off the wall clock would land in another
+    // minute and forget the previous minute's two
+    now = 60_000 * 3000 + 5_000;
+    for (let i = 0; i < 2; i++) (await g.admit('A', false)).release(true);
+    now += 60_000;
+    (await g.admit('A', true)).release(false);
+    expect((await refusal(g.admit('A', false))).code).to.equal('rate_limited');
   });
 
   it('over the renders in flight, downloads wait their turn (first come, first served), up to the queue and its wait', async () => {
