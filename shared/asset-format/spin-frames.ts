@@ -58,7 +58,7 @@ export interface SpinFrameData {
  */
 export async function writeSpinFrame(setDir: string, frameId: string, frame: SpinFrameData): Promise<void> {
   await fs.mkdir(setDir, { recursive: true });
-  const staging = path.join(setDir, `.${frameId}.${process.pid}-${crypto.randomBytes(4).toString('hex')}`);
+  const staging = path.join(setDir, `${STAGING_PREFIX}${frameId}.${process.pid}-${crypto.randomBytes(4).toString('hex')}`);
   try {
     await writeShotLayers(staging, frameId, frame.layers);
     const json: z.input<typeof frameJsonSchema> = {
@@ -86,6 +86,32 @@ export async function writeSpinFrame(setDir: string, frameId: string, frame: Spi
     }
   } finally {
     await fs.rm(staging, { recursive: true, force: true });
+    await removeStaleStaging(setDir, Date.now());
+  }
+}
+
+/** A staging folder's name starts with this (never a frame id's first character). */
+const STAGING_PREFIX = '.';
+
+/**
+ * A staging folder this old was left by a writer that died mid-write (a frame-baker child killed
+ * outright, a studio pre-bake interrupted): a write takes seconds. Another renderer on the same
+ * volume may be writing, so age decides, not whether the pid is alive here.
+ */
+export const STALE_STAGING_MS = 10 * 60_000;
+
+/**
+ * Removes the staging folders of `setDir` older than STALE_STAGING_MS, after each write there, so that
+ * killed writers do not leave their partial frames on the volume for good. Best effort: a folder
+ * another writer removes meanwhile, or one that cannot be removed, is left to the next write.
+ */
+async function removeStaleStaging(setDir: string, now: number): Promise<void> {
+  const names = await fs.readdir(setDir).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(STAGING_PREFIX)) continue;
+    const dir = path.join(setDir, name);
+    const st = await fs.stat(dir).catch(() => null);
+    if (st && now - st.mtimeMs > STALE_STAGING_MS) await fs.rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { readSpinFrame, writeSpinFrame, type SpinFrameData } from '../../shared/asset-format/spin-frames.ts';
+import { readSpinFrame, STALE_STAGING_MS, writeSpinFrame, type SpinFrameData } from '../../shared/asset-format/spin-frames.ts';
 
 function frame(bakerVersion: number, fill: number): SpinFrameData {
   const width = 4, height = 3, n = width * height;
@@ -43,6 +43,19 @@ describe('spin frame cache: writeSpinFrame over a frame already there', () => {
     await writeSpinFrame(dir, 'yaw-000', frame(4, 200));
     assert.ok(await readSpinFrame(dir, 'yaw-000', { bakerVersion: 4 }));
     assert.deepEqual(await fs.readdir(dir), ['yaw-000']);
+  });
+
+  it('removes staging folders a killed writer left (older than STALE_STAGING_MS), not those of a writer at work', async () => {
+    const stale = path.join(dir, '.yaw-010.4242-deadbeef');
+    const fresh = path.join(dir, '.yaw-020.4243-feedf00d');
+    for (const d of [stale, fresh]) {
+      await fs.mkdir(path.join(d, 'yaw-010'), { recursive: true });
+      await fs.writeFile(path.join(d, 'yaw-010', 'paint.png'), 'half a frame');
+    }
+    const old = new Date(Date.now() - STALE_STAGING_MS - 60_000);
+    await fs.utimes(stale, old, old);
+    await writeSpinFrame(dir, 'yaw-000', frame(4, 10));
+    assert.deepEqual((await fs.readdir(dir)).sort(), ['.yaw-020.4243-feedf00d', 'yaw-000']);
   });
 
   it('replaces a broken frame (a layer file missing)', async () => {
