@@ -11,12 +11,18 @@ import type { Database, Queryable } from './database.ts';
  */
 export const EMBEDDED_SHARED_BUFFERS = '32MB';
 
+/**
+ * PGlite's options for a database with these shared buffers: a start parameter, not PGlite's
+ * postgresqlconf option, which writes postgresql.conf over with only the lines given at every open.
+ */
+export function pgliteOptions(sharedBuffers: string): { startParams: string[] } {
+  return { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffers}`] };
+}
+
 /** Embedded PostgreSQL; `dir` null keeps it in memory (tests). */
 export async function openPglite(dir: string | null): Promise<Database> {
   if (dir) fs.mkdirSync(dir, { recursive: true });
-  // a start parameter, not PGlite's postgresqlconf option: that one writes postgresql.conf over
-  // with only the lines given, at every open
-  const options = { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`] };
+  const options = pgliteOptions(EMBEDDED_SHARED_BUFFERS);
   const db = dir ? await PGlite.create(dir, options) : await PGlite.create(options);
   const query = async <R>(text: string, params?: readonly unknown[]): Promise<R[]> =>
     (await db.query<R>(text, params as unknown[] | undefined)).rows;

@@ -49,6 +49,9 @@ export interface SpinFrameData {
   bakerVersion: number;
 }
 
+/** A staging folder's name starts with this (never a frame id's first character). */
+const STAGING_PREFIX = '.';
+
 /**
  * Writes one frame into `<setDir>/<frameId>/`: into a temporary sibling first, renamed into place, so a
  * reader never sees half a frame. When a usable frame of the same baker version is already there
@@ -89,9 +92,6 @@ export async function writeSpinFrame(setDir: string, frameId: string, frame: Spi
     await removeStaleStaging(setDir, Date.now());
   }
 }
-
-/** A staging folder's name starts with this (never a frame id's first character). */
-const STAGING_PREFIX = '.';
 
 /**
  * A staging folder this old was left by a writer that died mid-write (a frame-baker child killed

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
+import { pgliteOptions } from '../../gateway/db/pglite.ts';
 
 const { values: args } = parseArgs({
   options: { rounds: { type: 'string', default: '5' }, buffers: { type: 'string', default: '128MB,32MB' } },
@@ -31,7 +32,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ cpu: number; wall: numb
   return { cpu: cpuMs() - c0, wall: performance.now() - t0, value };
 }
 
-const open = (dir: string, buffers: string) => PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${buffers}`] });
+const open = (dir: string, buffers: string) => PGlite.create(dir, pgliteOptions(buffers));
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-embedded-db-'));
 try {
